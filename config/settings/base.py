@@ -1,0 +1,182 @@
+"""Engram settings: everything comes from the environment (see .env.example and the README)."""
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from .env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+# Production secrets have no default; a development server may run with a throwaway key.
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", None if not DEBUG else "dev-only-insecure-key-change-me")
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",  # pgvector's index classes need it
+    "rest_framework",
+    "drf_spectacular",
+    "guardian",
+    "django_htmx",
+    "django_celery_beat",
+    "core",
+    "accounts",
+    "memory",
+    "audit",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "core.middleware.RequestIdMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    }
+]
+
+DATABASE_URL = env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/engram")
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("Engram needs PostgreSQL with pgvector (DATABASE_URL=postgres://...).")
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "engram",
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+}
+
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "guardian.backends.ObjectPermissionBackend",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/console/"
+LOGOUT_REDIRECT_URL = "login"
+GUARDIAN_RAISE_403 = False
+ANONYMOUS_USER_NAME = None  # guardian: no anonymous user row
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = env_str("ENGRAM_TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+MEDIA_ROOT = Path(env_str("ENGRAM_DATA_DIR", str(BASE_DIR / ".data" / "files")))
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.AgentKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsAgent"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "core.exception_handler.api_exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Engram API",
+    "DESCRIPTION": "Long-term memory for AI agents: events in, versioned memories and recall out.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+}
+
+# Celery: JSON only, explicit time limits; publishing must fail fast when the broker is down
+# (the event is already stored; the sweeper queues it later).
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("ENGRAM_TASK_SOFT_TIME_LIMIT", 300, minimum=1)
+CELERY_TASK_TIME_LIMIT = CELERY_TASK_SOFT_TIME_LIMIT + 60
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_PUBLISH_RETRY = False
+CELERY_BROKER_CONNECTION_TIMEOUT = 1
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_TASK_ALWAYS_EAGER = False
+
+# --- Engram ---
+ENGRAM_MAX_EVENT_CHARS = env_int("ENGRAM_MAX_EVENT_CHARS", 20_000, minimum=1)
+ENGRAM_MAX_EVENTS_PER_REQUEST = env_int("ENGRAM_MAX_EVENTS_PER_REQUEST", 500, minimum=1)
+ENGRAM_EXTRACTOR = env_str("ENGRAM_EXTRACTOR", "rules")  # rules | llm
+ENGRAM_EMBEDDER = env_str("ENGRAM_EMBEDDER", "use")  # use | openai | hashing
+ENGRAM_EMBEDDING_DIM = 512
+ENGRAM_LOW_CONFIDENCE = env_float("ENGRAM_LOW_CONFIDENCE", 0.6)
+ENGRAM_AGENT_KEY_PEPPER = env_str("ENGRAM_AGENT_KEY_PEPPER", SECRET_KEY)
+ENGRAM_WORKER_HEARTBEAT_TTL = env_int("ENGRAM_WORKER_HEARTBEAT_TTL", 120, minimum=10)
+ENGRAM_PENDING_SWEEP_AGE = env_int("ENGRAM_PENDING_SWEEP_AGE", 60, minimum=0)
+OPENAI_API_KEY = env_str("OPENAI_API_KEY", "")
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "")
+ENGRAM_LLM_MODEL = env_str("ENGRAM_LLM_MODEL", "gpt-4o-mini")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("ENGRAM_LOG_LEVEL", "INFO")},
+    "loggers": {"jieba": {"level": "WARNING"}},
+}

@@ -1,0 +1,34 @@
+"""Test settings: speed overrides only. Real PostgreSQL + pgvector and real Redis."""
+
+import os
+
+os.environ.setdefault("DJANGO_DEBUG", "false")
+os.environ.setdefault("DJANGO_SECRET_KEY", "test-secret-key-not-for-production")
+os.environ.setdefault("ENGRAM_EMBEDDER", "hashing")
+
+from .base import *  # noqa: E402,F403
+from .base import REDIS_URL  # noqa: E402
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+
+
+def _redis_test_db(url: str) -> str:
+    """Tests use db 15 of the configured Redis so they never touch real data."""
+    base, _, last = url.rpartition("/")
+    return f"{base}/15" if last.isdigit() else url.rstrip("/") + "/15"
+
+
+REDIS_TEST_URL = _redis_test_db(REDIS_URL)
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_TEST_URL,
+        "KEY_PREFIX": "engram-test",
+    }
+}
+CELERY_BROKER_URL = REDIS_TEST_URL
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+SESSION_COOKIE_SECURE = False
+CSRF_COOKIE_SECURE = False

@@ -1,0 +1,69 @@
+"""One error format for the whole API: {"error": {"code", "message", "fields"}}."""
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from core.exceptions import ApplicationError
+
+_CODES_BY_STATUS = {
+    400: "invalid",
+    401: "not_authenticated",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    423: "locked",
+    429: "throttled",
+}
+
+
+def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+def _flatten(detail: Any) -> Any:
+    """DRF ErrorDetail trees → plain strings/lists/dicts."""
+    if isinstance(detail, dict):
+        return {key: _flatten(value) for key, value in detail.items()}
+    if isinstance(detail, list):
+        return [_flatten(item) for item in detail]
+    return str(detail)
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ApplicationError):
+        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
+    if isinstance(exc, DjangoValidationError):
+        fields = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+        exc = exceptions.ValidationError(detail=fields)
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    code = _CODES_BY_STATUS.get(response.status_code, "error")
+    if isinstance(exc, exceptions.ValidationError):
+        fields = _flatten(exc.detail)
+        if not isinstance(fields, dict):
+            fields = {"non_field_errors": fields}
+        body = error_body("invalid", "The request is invalid; see fields.", fields)
+    elif isinstance(exc, exceptions.ParseError):
+        body = error_body("malformed_json", str(exc.detail))
+    else:
+        detail = getattr(exc, "detail", str(exc))
+        body = error_body(code, str(detail))
+    response.data = body
+    if response.status_code == status.HTTP_401_UNAUTHORIZED:
+        response["WWW-Authenticate"] = 'Bearer realm="engram"'
+    return response

@@ -1,0 +1,190 @@
+"""The agent REST API (v1). Thin views: validate → one service/selector → serialize."""
+
+from typing import Any
+
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Agent
+from audit.services import actor_for_agent
+from core.exceptions import ApplicationError, NotFound
+from memory import selectors, services
+from memory.extraction.base import Candidate
+from memory.models import Event
+from memory.serializers import (
+    EventListQuerySerializer,
+    EventPageOutputSerializer,
+    EventsAppendInputSerializer,
+    EventsAppendOutputSerializer,
+    MemoryCreateInputSerializer,
+    MemoryHistoryOutputSerializer,
+    MemoryListQuerySerializer,
+    MemoryOutputSerializer,
+    MemoryPageOutputSerializer,
+    MemoryUpdateInputSerializer,
+    WriteResultOutputSerializer,
+)
+
+
+def _agent(request: Request) -> Agent:
+    return request.auth  # type: ignore[return-value]  # set by AgentKeyAuthentication
+
+
+def _writable_subject(request: Request, subject_id: str):  # noqa: ANN202
+    """Subject for a write: validated, permission-checked, created on first write."""
+    agent = _agent(request)
+    subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+    if subject is None:
+        subject = services.subject_get_or_create(
+            tenant=agent.tenant, external_id=subject_id, actor=actor_for_agent(agent, request)
+        )
+    if subject.paused:
+        raise services.SubjectPaused()
+    return subject
+
+
+class EventsApi(APIView):
+    @extend_schema(request=EventsAppendInputSerializer, responses={201: EventsAppendOutputSerializer})
+    def post(self, request: Request, subject_id: str) -> Response:
+        agent = _agent(request)
+        selectors.subject_for_agent(agent=agent, external_id=subject_id)  # 404 for outsiders
+        data = _validated(EventsAppendInputSerializer, request.data)
+        actor = actor_for_agent(agent, request)
+        appended = services.events_append(
+            tenant=agent.tenant, external_id=subject_id, session_id=data["session_id"],
+            events=[services.EventInput(**event) for event in data["events"]],
+            extract=data["extract"], actor=actor,
+        )
+        extraction = _run_extraction(data["extract"], appended, actor)
+        body = {"events": appended.events, "extraction": extraction}
+        return Response(EventsAppendOutputSerializer(body).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(parameters=[EventListQuerySerializer], responses={200: EventPageOutputSerializer})
+    def get(self, request: Request, subject_id: str) -> Response:
+        agent = _agent(request)
+        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        query = _validated(EventListQuerySerializer, request.query_params)
+        page = selectors.event_list(subject=subject, session_id=query.get("session_id"),
+                                    cursor=query.get("cursor"), limit=query["limit"])
+        if subject is not None:
+            services.memory_record_read(actor=actor_for_agent(agent, request), subject=subject,
+                                        action="event.list")
+        return Response(EventPageOutputSerializer(
+            {"results": page.items, "next": page.next_cursor}).data)
+
+
+def _run_extraction(mode: str, appended: services.EventsAppendResult, actor: Any) -> dict:
+    if mode == "none":
+        return {"status": "skipped", "results": []}
+    if mode == "async":
+        return {"status": "queued", "results": []}
+    results = services.events_extract(event_ids=appended.new_event_ids, actor=actor)
+    failed = Event.objects.filter(
+        pk__in=appended.new_event_ids, extraction_status=Event.ExtractionStatus.FAILED
+    ).values_list("extraction_error", flat=True).first()
+    if failed is not None:
+        return {"status": "failed", "results": results, "error": failed}
+    return {"status": "done", "results": results}
+
+
+def _validated(serializer_class: type, data: Any) -> dict:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class MemoriesApi(APIView):
+    @extend_schema(parameters=[MemoryListQuerySerializer], responses={200: MemoryPageOutputSerializer})
+    def get(self, request: Request, subject_id: str) -> Response:
+        agent = _agent(request)
+        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        query = _validated(MemoryListQuerySerializer, request.query_params)
+        page = selectors.memory_list(
+            subject=subject, status=query.get("status"), category=query.get("category"),
+            q=query.get("q"), cursor=query.get("cursor"), limit=query["limit"],
+        )
+        if subject is not None:
+            services.memory_record_read(actor=actor_for_agent(agent, request), subject=subject,
+                                        action="memory.list")
+        return Response(MemoryPageOutputSerializer(
+            {"results": page.items, "next": page.next_cursor}).data)
+
+    @extend_schema(request=MemoryCreateInputSerializer, responses={201: WriteResultOutputSerializer})
+    def post(self, request: Request, subject_id: str) -> Response:
+        agent = _agent(request)
+        data = _validated(MemoryCreateInputSerializer, request.data)
+        subject = _writable_subject(request, subject_id)
+        source_event = None
+        if data.get("source_event_id") is not None:
+            source_event = Event.objects.filter(pk=data["source_event_id"], subject=subject).first()
+            if source_event is None:
+                raise ApplicationError("invalid", "source_event_id is not an event of this subject.",
+                                       fields={"source_event_id": ["Unknown event."]})
+        from memory.extraction.slots import slot_for  # derive the conflict slot like extraction
+
+        slot, values = slot_for(data["content"], data["category"])
+        candidate = Candidate(
+            content=data["content"], category=data["category"], kind=data["kind"],
+            entities=data["entities"], importance=data["importance"],
+            confidence=data["confidence"], slot=slot, values=values,
+            source_quote=source_event.content[:500] if source_event else "",
+        )
+        occurred_at = data.get("occurred_at") or (
+            source_event.occurred_at if source_event else timezone.now())
+        result = services.memory_ingest(
+            subject=subject, candidate=candidate, occurred_at=occurred_at,
+            source_event=source_event, actor=actor_for_agent(agent, request),
+            linked_doc_id=data["linked_doc_id"], pinned=data["pinned"],
+        )
+        code = status.HTTP_201_CREATED if result.action != "merged" else status.HTTP_200_OK
+        return Response(WriteResultOutputSerializer(result).data, status=code)
+
+
+class MemoryDetailApi(APIView):
+    @extend_schema(responses={200: MemoryOutputSerializer})
+    def get(self, request: Request, subject_id: str, memory_id: int) -> Response:
+        agent = _agent(request)
+        memory = selectors.memory_get_for_agent(agent=agent, external_id=subject_id,
+                                                memory_id=memory_id)
+        services.memory_record_read(actor=actor_for_agent(agent, request), subject=memory.subject,
+                                    action="memory.read", target_id=memory.pk)
+        return Response(MemoryOutputSerializer(memory).data)
+
+    @extend_schema(request=MemoryUpdateInputSerializer, responses={200: MemoryOutputSerializer})
+    def patch(self, request: Request, subject_id: str, memory_id: int) -> Response:
+        agent = _agent(request)
+        memory = selectors.memory_get_for_agent(agent=agent, external_id=subject_id,
+                                                memory_id=memory_id)
+        data = _validated(MemoryUpdateInputSerializer, request.data)
+        if memory.subject.paused:
+            raise services.SubjectPaused()
+        new = services.memory_correct(memory=memory, actor=actor_for_agent(agent, request), **data)
+        return Response(MemoryOutputSerializer(new).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, subject_id: str, memory_id: int) -> Response:
+        agent = _agent(request)
+        memory = selectors.memory_get_for_agent(agent=agent, external_id=subject_id,
+                                                memory_id=memory_id)
+        services.memory_delete(memory=memory, actor=actor_for_agent(agent, request),
+                               reason="deleted by agent")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MemoryHistoryApi(APIView):
+    @extend_schema(responses={200: MemoryHistoryOutputSerializer})
+    def get(self, request: Request, subject_id: str, memory_id: int) -> Response:
+        agent = _agent(request)
+        memory = selectors.memory_get_for_agent(agent=agent, external_id=subject_id,
+                                                memory_id=memory_id)
+        versions = selectors.memory_history(memory=memory)
+        services.memory_record_read(actor=actor_for_agent(agent, request), subject=memory.subject,
+                                    action="memory.history", target_id=memory.pk)
+        return Response(MemoryHistoryOutputSerializer({"results": versions}).data)
+
+
+__all__ = ["EventsApi", "MemoriesApi", "MemoryDetailApi", "MemoryHistoryApi", "NotFound"]

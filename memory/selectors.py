@@ -1,0 +1,161 @@
+"""Reads of personal data. Every query is scoped by tenant and subject; ids from outside the
+caller's tenant (or subjects a restricted agent was not granted) resolve to 404."""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.postgres.search import SearchQuery
+from django.db.models import Q, QuerySet
+
+from accounts.models import Agent, Tenant
+from core.exceptions import ApplicationError, NotFound
+from memory import textsearch
+from memory.models import Event, Memory, Observation, Subject
+
+SUBJECT_ID_RE = re.compile(r"^[A-Za-z0-9._~:@+=-]{1,128}$")
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 200
+MSG_BAD_SUBJECT = (
+    "subject_id must be 1–128 URL-safe characters (letters, digits and . _ ~ : @ + = -)."
+)
+
+
+@dataclass
+class Page:
+    items: list[Any]
+    next_cursor: str | None
+
+
+def validate_subject_id(external_id: str) -> str:
+    if not SUBJECT_ID_RE.match(external_id or ""):
+        raise ApplicationError("invalid_subject_id", MSG_BAD_SUBJECT,
+                               fields={"subject_id": [MSG_BAD_SUBJECT]})
+    return external_id
+
+
+def agent_may_access(agent: Agent, subject: Subject) -> bool:
+    if not agent.restricted_to_granted_subjects:
+        return True
+    return agent.user is not None and agent.user.has_perm("memory.access_subject", subject)
+
+
+def subject_for_agent(*, agent: Agent, external_id: str) -> Subject | None:
+    """The agent's subject, or None when it was never written (reads answer empty).
+
+    A restricted agent (guardian grants) gets 404 for anything not granted, including
+    subjects that do not exist yet — exactly as if they did not exist.
+    """
+    validate_subject_id(external_id)
+    subject = Subject.objects.filter(tenant_id=agent.tenant_id, external_id=external_id).first()
+    if subject is None:
+        if agent.restricted_to_granted_subjects:
+            raise NotFound("No such subject.")
+        return None
+    if not agent_may_access(agent, subject):
+        raise NotFound("No such subject.")
+    return subject
+
+
+def memory_get_for_agent(*, agent: Agent, external_id: str, memory_id: int) -> Memory:
+    subject = subject_for_agent(agent=agent, external_id=external_id)
+    if subject is None:
+        raise NotFound("No such memory.")
+    memory = (
+        Memory.objects.filter(pk=memory_id, subject=subject, tenant_id=agent.tenant_id)
+        .select_related("subject")
+        .defer("embedding", "search_vector")
+        .first()
+    )
+    if memory is None:
+        raise NotFound("No such memory.")
+    return memory
+
+
+def encode_cursor(value: int) -> str:
+    return base64.urlsafe_b64encode(f"id:{value}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None) -> int | None:
+    if not cursor:
+        return None
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        raw = base64.urlsafe_b64decode(padded.encode()).decode()
+        if not raw.startswith("id:"):
+            raise ValueError(raw)
+        return int(raw[3:])
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ApplicationError(
+            "invalid_cursor", "The cursor is not valid; use the `next` value of a previous page.",
+            fields={"cursor": ["Invalid cursor."]},
+        ) from exc
+
+
+def _page(queryset: QuerySet, *, cursor: str | None, limit: int, descending: bool) -> Page:
+    after = decode_cursor(cursor)
+    if after is not None:
+        queryset = queryset.filter(pk__lt=after) if descending else queryset.filter(pk__gt=after)
+    queryset = queryset.order_by("-pk" if descending else "pk")
+    rows = list(queryset[: limit + 1])
+    next_cursor = encode_cursor(rows[limit - 1].pk) if len(rows) > limit else None
+    return Page(items=rows[:limit], next_cursor=next_cursor)
+
+
+def memory_list(
+    *, subject: Subject | None, status: str | None = None, category: str | None = None,
+    q: str | None = None, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE,
+) -> Page:
+    """A subject's memories, newest first. `q` matches keywords (zh + en) or a substring."""
+    if subject is None:
+        decode_cursor(cursor)
+        return Page(items=[], next_cursor=None)
+    queryset = Memory.objects.filter(subject=subject).defer("embedding", "search_vector")
+    if status:
+        queryset = queryset.filter(status=status)
+    if category:
+        queryset = queryset.filter(category=category)
+    if q:
+        terms = textsearch.search_query_terms(q)
+        condition = Q(content__icontains=q)
+        if terms:
+            tsquery = textsearch.build_tsquery(terms)
+            condition |= Q(search_vector=SearchQuery(tsquery, search_type="raw", config="simple"))
+        queryset = queryset.filter(condition)
+    return _page(queryset.select_related("subject"), cursor=cursor, limit=limit, descending=True)
+
+
+def event_list(
+    *, subject: Subject | None, session_id: str | None = None, cursor: str | None = None,
+    limit: int = DEFAULT_PAGE_SIZE,
+) -> Page:
+    """A subject's events in arrival order (oldest first)."""
+    if subject is None:
+        decode_cursor(cursor)
+        return Page(items=[], next_cursor=None)
+    queryset = Event.objects.filter(subject=subject)
+    if session_id:
+        queryset = queryset.filter(session_id=session_id)
+    return _page(queryset, cursor=cursor, limit=limit, descending=False)
+
+
+def memory_history(*, memory: Memory) -> list[Memory]:
+    """The version chain of a memory, oldest first (one query through the lineage)."""
+    return list(
+        Memory.objects.filter(subject_id=memory.subject_id, lineage=memory.lineage)
+        .select_related("subject")
+        .defer("embedding", "search_vector")
+        .order_by("version", "pk")
+    )
+
+
+def console_overview(*, user: Any) -> dict[str, int]:
+    return {
+        "tenants": Tenant.objects.count(),
+        "subjects": Subject.objects.count(),
+        "memories": Memory.objects.count(),
+        "pending_observations": Observation.objects.filter(status="pending").count(),
+    }

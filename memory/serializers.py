@@ -1,0 +1,154 @@
+"""Input and output serializers of the agent API (unique names: they appear in the schema)."""
+
+from django.conf import settings
+from rest_framework import serializers
+
+from memory.models import Event, Memory
+
+EXTRACT_MODES = ("async", "sync", "none")
+
+
+class EventInputSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Event.Role.values)
+    content = serializers.CharField(allow_blank=False, trim_whitespace=False)
+    occurred_at = serializers.DateTimeField(required=False)
+    client_event_id = serializers.CharField(required=False, max_length=128, allow_blank=False)
+    metadata = serializers.DictField(required=False)
+
+    def validate_content(self, value: str) -> str:
+        limit = settings.ENGRAM_MAX_EVENT_CHARS
+        if len(value) > limit:
+            raise serializers.ValidationError(
+                f"Content is {len(value)} characters; the limit is {limit} (ENGRAM_MAX_EVENT_CHARS)."
+            )
+        if "\x00" in value:
+            raise serializers.ValidationError("Content may not contain NUL characters.")
+        return value
+
+
+class EventsAppendInputSerializer(serializers.Serializer):
+    session_id = serializers.CharField(max_length=128)
+    events = EventInputSerializer(many=True, allow_empty=False)
+    extract = serializers.ChoiceField(choices=EXTRACT_MODES, default="async")
+
+    def validate_events(self, value: list) -> list:
+        limit = settings.ENGRAM_MAX_EVENTS_PER_REQUEST
+        if len(value) > limit:
+            raise serializers.ValidationError(f"At most {limit} events per request.")
+        return value
+
+
+class EventOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    client_event_id = serializers.CharField(allow_null=True)
+    session_id = serializers.CharField()
+    role = serializers.CharField()
+    content = serializers.CharField()
+    occurred_at = serializers.DateTimeField()
+    extraction_status = serializers.CharField()
+
+
+class MemoryOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    subject_id = serializers.CharField(source="subject.external_id")
+    kind = serializers.CharField()
+    category = serializers.CharField()
+    content = serializers.CharField()
+    entities = serializers.ListField(child=serializers.CharField())
+    importance = serializers.FloatField()
+    confidence = serializers.FloatField()
+    status = serializers.CharField()
+    version = serializers.IntegerField()
+    supersedes = serializers.IntegerField(source="supersedes_id", allow_null=True)
+    superseded_by = serializers.IntegerField(source="superseded_by_id", allow_null=True)
+    source_event_id = serializers.IntegerField(allow_null=True)
+    source_quote = serializers.CharField()
+    linked_doc_id = serializers.CharField(allow_blank=True)
+    pinned = serializers.BooleanField()
+    hit_count = serializers.IntegerField()
+    last_accessed_at = serializers.DateTimeField(allow_null=True)
+    valid_from = serializers.DateTimeField()
+    valid_to = serializers.DateTimeField(allow_null=True)
+    change_reason = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class WriteResultOutputSerializer(serializers.Serializer):
+    action = serializers.CharField()
+    memory = MemoryOutputSerializer(allow_null=True)
+    observation_id = serializers.IntegerField(source="observation.pk", allow_null=True,
+                                              required=False)
+
+
+class ExtractionOutputSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["queued", "done", "skipped", "failed"])
+    results = WriteResultOutputSerializer(many=True)
+    error = serializers.CharField(required=False)
+
+
+class EventsAppendOutputSerializer(serializers.Serializer):
+    events = EventOutputSerializer(many=True)
+    extraction = ExtractionOutputSerializer()
+
+
+class EventListQuerySerializer(serializers.Serializer):
+    session_id = serializers.CharField(required=False, max_length=128)
+    cursor = serializers.CharField(required=False)
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
+
+
+class EventPageOutputSerializer(serializers.Serializer):
+    results = EventOutputSerializer(many=True)
+    next = serializers.CharField(allow_null=True)
+
+
+class MemoryListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Memory.Status.values, required=False)
+    category = serializers.ChoiceField(choices=Memory.Category.values, required=False)
+    q = serializers.CharField(required=False, max_length=500)
+    cursor = serializers.CharField(required=False)
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
+
+
+class MemoryPageOutputSerializer(serializers.Serializer):
+    results = MemoryOutputSerializer(many=True)
+    next = serializers.CharField(allow_null=True)
+
+
+class MemoryCreateInputSerializer(serializers.Serializer):
+    content = serializers.CharField(max_length=4000)
+    category = serializers.ChoiceField(choices=Memory.Category.values)
+    kind = serializers.ChoiceField(choices=Memory.Kind.values, default=Memory.Kind.SEMANTIC)
+    entities = serializers.ListField(
+        child=serializers.CharField(max_length=100), required=False, default=list, max_length=50
+    )
+    importance = serializers.FloatField(min_value=0, max_value=1, default=0.5)
+    confidence = serializers.FloatField(min_value=0, max_value=1, default=0.9)
+    source_event_id = serializers.IntegerField(required=False, allow_null=True)
+    linked_doc_id = serializers.CharField(required=False, allow_blank=True, max_length=200,
+                                          default="")
+    pinned = serializers.BooleanField(required=False, default=False)
+    occurred_at = serializers.DateTimeField(required=False)
+
+
+class MemoryUpdateInputSerializer(serializers.Serializer):
+    content = serializers.CharField(max_length=4000, required=False)
+    category = serializers.ChoiceField(choices=Memory.Category.values, required=False)
+    kind = serializers.ChoiceField(choices=Memory.Kind.values, required=False)
+    entities = serializers.ListField(child=serializers.CharField(max_length=100), required=False,
+                                     max_length=50)
+    importance = serializers.FloatField(min_value=0, max_value=1, required=False)
+    confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
+    pinned = serializers.BooleanField(required=False)
+    linked_doc_id = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    reason = serializers.CharField(required=False, max_length=200, default="correction")
+
+    def validate(self, attrs: dict) -> dict:
+        if not set(attrs) - {"reason"}:
+            raise serializers.ValidationError("Send at least one field to change.")
+        return attrs
+
+
+class MemoryHistoryOutputSerializer(serializers.Serializer):
+    results = MemoryOutputSerializer(many=True)

@@ -1,0 +1,693 @@
+"""Every state change of personal data: subjects, events, memories, the review queue.
+
+The API, the console, Celery tasks and management commands all call these functions. Each one
+writes its audit entry inside the same transaction as the change. Slow work (extraction,
+embeddings) runs outside transactions; the decision itself runs in a short transaction that
+locks the subject row, so concurrent writers for one subject never duplicate or lose a supersede.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+from pgvector.django import CosineDistance
+
+from accounts.models import Agent, Tenant
+from audit.services import Actor, audit_record
+from core.exceptions import ApplicationError, SubjectPaused
+from memory import decisions, pii, textsearch
+from memory.embeddings import get_embedder
+from memory.extraction.base import Candidate, ExtractionError, Turn
+from memory.models import Event, Memory, Observation, Subject
+
+logger = logging.getLogger(__name__)
+
+# Memories that take part in dedupe and conflict checks.
+LIVE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.OBSERVED, Memory.Status.NEEDS_REVIEW)
+# How many earlier turns of the session the extractor sees as context.
+CONTEXT_TURNS = 6
+# Nearest memories (by embedding) compared with a new candidate, besides its slot mates.
+DECISION_NEIGHBOURS = 20
+MAX_EXTRACTION_ATTEMPTS = 3
+
+MSG_PAUSED = "Memory is paused for this subject; nothing was stored."
+MSG_NOT_CURRENT = "Only the current version of a memory can be corrected (this one is {status})."
+
+
+# --------------------------------------------------------------------------- subjects
+
+
+def subject_get_or_create(*, tenant: Tenant, external_id: str, actor: Actor) -> Subject:
+    """The subject addressed by the agent's id; created (and audited) on first write."""
+    subject = Subject.objects.filter(tenant=tenant, external_id=external_id).first()
+    if subject is not None:
+        return subject
+    try:
+        with transaction.atomic():
+            subject = Subject.objects.create(tenant=tenant, external_id=external_id)
+            audit_record(
+                actor=actor, action="subject.create", target=subject,
+                tenant_id=tenant.pk, subject_id=subject.pk,
+            )
+            return subject
+    except IntegrityError:  # created concurrently by another request
+        return Subject.objects.get(tenant=tenant, external_id=external_id)
+
+
+def subject_set_paused(*, subject: Subject, paused: bool, actor: Actor, reason: str = "") -> Subject:
+    with transaction.atomic():
+        subject.paused = paused
+        subject.paused_at = timezone.now() if paused else None
+        subject.save(update_fields=["paused", "paused_at", "updated_at"])
+        audit_record(
+            actor=actor, action="subject.pause" if paused else "subject.resume", target=subject,
+            tenant_id=subject.tenant_id, subject_id=subject.pk, reason=reason,
+            changed_fields=["paused"],
+        )
+    return subject
+
+
+def _ensure_not_paused(subject: Subject) -> None:
+    if subject.paused:
+        raise SubjectPaused()
+
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass
+class EventInput:
+    role: str
+    content: str
+    occurred_at: dt.datetime | None = None
+    client_event_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    type: str = Event.Type.MESSAGE
+
+
+@dataclass
+class EventsAppendResult:
+    subject: Subject
+    events: list[Event]
+    new_event_ids: list[int]
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def events_append(
+    *,
+    tenant: Tenant,
+    external_id: str,
+    session_id: str,
+    events: Sequence[EventInput],
+    extract: str,
+    actor: Actor,
+) -> EventsAppendResult:
+    """Store events in one transaction before anything else; re-posted client ids are no-ops.
+
+    1. Resolve (or create) the subject; a paused subject refuses writes (423).
+    2. Return stored events for known `client_event_id`s, insert the rest.
+    3. After commit, queue extraction (`async`); if the broker is down the events stay
+       `pending` and the sweeper queues them later — nothing accepted is lost.
+    """
+    existing_subject = Subject.objects.filter(tenant=tenant, external_id=external_id).first()
+    if existing_subject is not None:
+        _ensure_not_paused(existing_subject)
+    subject = existing_subject or subject_get_or_create(
+        tenant=tenant, external_id=external_id, actor=actor
+    )
+    now = timezone.now()
+    initial_status = {
+        "none": Event.ExtractionStatus.SKIPPED,
+        "sync": Event.ExtractionStatus.QUEUED,
+        "async": Event.ExtractionStatus.PENDING,
+    }[extract]
+
+    for attempt in range(2):
+        try:
+            with transaction.atomic():
+                stored, new_ids = _insert_events(
+                    subject=subject, session_id=session_id, events=events,
+                    status=initial_status, now=now,
+                )
+                if new_ids:
+                    Subject.objects.filter(pk=subject.pk).update(last_activity_at=now)
+                    audit_record(
+                        actor=actor, action="event.append", target=subject,
+                        tenant_id=tenant.pk, subject_id=subject.pk,
+                        reason=f"{len(new_ids)} event(s) in session", changed_fields=["events"],
+                    )
+                if extract == "async" and new_ids:
+                    transaction.on_commit(lambda ids=tuple(new_ids): enqueue_extraction(ids))
+            break
+        except IntegrityError:
+            # A concurrent request stored the same client_event_id first: retry once, and
+            # this time the rows are found as existing.
+            if attempt == 1:
+                raise
+    return EventsAppendResult(subject=subject, events=stored, new_event_ids=new_ids)
+
+
+def _insert_events(
+    *, subject: Subject, session_id: str, events: Sequence[EventInput], status: str,
+    now: dt.datetime,
+) -> tuple[list[Event], list[int]]:
+    client_ids = [e.client_event_id for e in events if e.client_event_id]
+    known = {
+        ev.client_event_id: ev
+        for ev in Event.objects.filter(subject=subject, client_event_id__in=client_ids)
+    } if client_ids else {}
+    to_create: list[Event] = []
+    order: list[Event] = []
+    seen_in_request: dict[str, Event] = {}
+    for item in events:
+        cid = item.client_event_id
+        if cid and cid in known:
+            order.append(known[cid])
+            continue
+        if cid and cid in seen_in_request:
+            order.append(seen_in_request[cid])
+            continue
+        event = Event(
+            subject=subject, session_id=session_id, role=item.role, type=item.type,
+            content=item.content, occurred_at=item.occurred_at or now,
+            client_event_id=cid, metadata=item.metadata or {},
+            content_hash=content_hash(item.content), extraction_status=status,
+        )
+        if cid:
+            seen_in_request[cid] = event
+        to_create.append(event)
+        order.append(event)
+    created = Event.objects.bulk_create(to_create) if to_create else []
+    return order, [event.pk for event in created]
+
+
+def enqueue_extraction(event_ids: Iterable[int]) -> bool:
+    """Hand events to a worker; on a broker failure leave them `pending` for the sweeper."""
+    from memory.tasks import extract_events as extract_events_task
+
+    ids = list(event_ids)
+    try:
+        extract_events_task.delay(ids)
+    except Exception:  # noqa: BLE001 - any broker/transport failure: the sweeper retries
+        logger.warning("broker unavailable; %d event(s) stay pending for the sweeper", len(ids))
+        return False
+    Event.objects.filter(
+        pk__in=ids, extraction_status=Event.ExtractionStatus.PENDING
+    ).update(extraction_status=Event.ExtractionStatus.QUEUED)
+    return True
+
+
+def events_sweep_pending(*, older_than_seconds: int, limit: int = 1000) -> int:
+    """Queue events left `pending` (broker was down) or `queued` too long (task lost)."""
+    cutoff = timezone.now() - dt.timedelta(seconds=older_than_seconds)
+    stale = list(
+        Event.objects.filter(
+            extraction_status__in=[Event.ExtractionStatus.PENDING, Event.ExtractionStatus.QUEUED],
+            received_at__lte=cutoff,
+        ).order_by("received_at").values_list("pk", flat=True)[:limit]
+    )
+    for start in range(0, len(stale), 100):
+        enqueue_extraction(stale[start : start + 100])
+    return len(stale)
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+@dataclass
+class WriteResult:
+    action: str  # created | merged | superseded | observed | ignored
+    memory: Memory | None
+    observation: Observation | None = None
+    reason: str = ""
+
+
+def _claim_events(event_ids: Sequence[int]) -> list[Event]:
+    """Compare-and-set claim: only one worker processes an event."""
+    with transaction.atomic():
+        claimed = list(
+            Event.objects.select_for_update(skip_locked=True)
+            .filter(
+                pk__in=list(event_ids),
+                extraction_status__in=[Event.ExtractionStatus.PENDING, Event.ExtractionStatus.QUEUED],
+            )
+            .select_related("subject")
+            .order_by("occurred_at", "pk")
+        )
+        if claimed:
+            Event.objects.filter(pk__in=[e.pk for e in claimed]).update(
+                extraction_status=Event.ExtractionStatus.RUNNING,
+                extraction_attempts=F("extraction_attempts") + 1,
+            )
+    return claimed
+
+
+def events_extract(*, event_ids: Sequence[int], actor: Actor) -> list[WriteResult]:
+    """Extract memories from the given events (those not already taken by another worker).
+
+    1. Claim the events (pending/queued → running).
+    2. Per subject and session: build turns with a few earlier turns as context, run the
+       extractor outside any transaction, embed the candidates in one batch.
+    3. Write each candidate through `memory_ingest` (the one decision service).
+    4. Mark the events done — or failed with a visible error.
+    """
+    from memory.extraction import get_extractor
+
+    events = _claim_events(event_ids)
+    results: list[WriteResult] = []
+    groups: dict[tuple[int, str], list[Event]] = {}
+    for event in events:
+        groups.setdefault((event.subject_id, event.session_id), []).append(event)
+    extractor = get_extractor()
+    for (_, session_id), group in groups.items():
+        subject = group[0].subject
+        try:
+            if subject.paused:
+                _finish_events(group, Event.ExtractionStatus.SKIPPED, extractor.name)
+                continue
+            context = list(
+                Event.objects.filter(
+                    subject=subject, session_id=session_id, occurred_at__lte=group[0].occurred_at
+                )
+                .exclude(pk__in=[e.pk for e in group])
+                .order_by("-occurred_at", "-pk")
+                .only("pk", "role", "content", "occurred_at")[:CONTEXT_TURNS]
+            )[::-1]
+            all_events = context + group
+            turns = [
+                Turn(role=e.role, content=e.content, event_id=e.pk, occurred_at=e.occurred_at)
+                for e in all_events
+            ]
+            if not any(e.role == Event.Role.USER for e in group):
+                _finish_events(group, Event.ExtractionStatus.DONE, extractor.name)
+                continue
+            extraction = extractor.extract(turns, new_from=len(context))
+            candidates = [c for c in extraction.candidates if 0 <= c.source_index < len(turns)]
+            embeddings = _embed([c.content for c in candidates])
+            for candidate, vector in zip(candidates, embeddings, strict=True):
+                source = all_events[candidate.source_index]
+                results.append(
+                    memory_ingest(
+                        subject=subject, candidate=candidate, occurred_at=source.occurred_at,
+                        source_event=source, actor=actor, embedding=vector,
+                    )
+                )
+            _finish_events(group, Event.ExtractionStatus.DONE, extractor.name, extraction.usage)
+        except ExtractionError as exc:
+            logger.warning("extraction failed for events %s: %s", [e.pk for e in group], exc)
+            _finish_events(group, Event.ExtractionStatus.FAILED, extractor.name, error=str(exc))
+        except SubjectPaused:
+            _finish_events(group, Event.ExtractionStatus.SKIPPED, extractor.name)
+        except Exception as exc:
+            # Unknown failure: back to pending for a retry, failed after the last attempt.
+            final = all(e.extraction_attempts + 1 >= MAX_EXTRACTION_ATTEMPTS for e in group)
+            status = Event.ExtractionStatus.FAILED if final else Event.ExtractionStatus.PENDING
+            _finish_events(group, status, extractor.name, error=f"{type(exc).__name__}: {exc}")
+            logger.exception("extraction crashed for events %s", [e.pk for e in group])
+            if not final:
+                raise
+    return results
+
+
+def _finish_events(
+    events: Sequence[Event], status: str, extractor: str, usage: dict[str, int] | None = None,
+    error: str = "",
+) -> None:
+    Event.objects.filter(pk__in=[e.pk for e in events]).update(
+        extraction_status=status, extracted_at=timezone.now(), extractor=extractor[:64],
+        extraction_usage=usage or {}, extraction_error=error[:2000],
+    )
+    for event in events:
+        event.extraction_status = status
+
+
+def events_mark_failed(*, event_ids: Sequence[int], error: str) -> None:
+    """Final failure of an extraction task (its `on_failure`): visible, not silent."""
+    Event.objects.filter(
+        pk__in=list(event_ids),
+        extraction_status__in=[Event.ExtractionStatus.RUNNING, Event.ExtractionStatus.QUEUED],
+    ).update(extraction_status=Event.ExtractionStatus.FAILED, extraction_error=error[:2000])
+
+
+def _embed(texts: list[str]) -> list[list[float] | None]:
+    if not texts:
+        return []
+    matrix = get_embedder().embed(texts)
+    return [row.tolist() for row in matrix]
+
+
+# --------------------------------------------------------------------------- the write decision
+
+
+def _existing_for_decision(
+    subject: Subject, candidate: Candidate, embedding: list[float] | None
+) -> tuple[list[decisions.ExistingMemory], dict[int, float], dict[int, Memory]]:
+    """The subject's live memories that could duplicate or contradict the candidate:
+    its slot mates plus the nearest neighbours by embedding (similarity computed in SQL so
+    the vectors never travel to Python)."""
+    base = (
+        Memory.objects.filter(subject=subject, status__in=LIVE_STATUSES)
+        .exclude(kind=Memory.Kind.EPISODIC)
+        .defer("embedding", "search_text", "search_vector")
+    )
+    rows: dict[int, Memory] = {}
+    similarity: dict[int, float] = {}
+    if embedding is not None:
+        for mem in base.annotate(distance=CosineDistance("embedding", embedding)).order_by(
+            "distance"
+        )[:DECISION_NEIGHBOURS]:
+            rows[mem.pk] = mem
+            if mem.distance is not None:
+                similarity[mem.pk] = 1.0 - float(mem.distance)
+    if candidate.slot:
+        extra = base.filter(slot=candidate.slot).exclude(pk__in=list(rows))
+        if embedding is not None:
+            extra = extra.annotate(distance=CosineDistance("embedding", embedding))
+        for mem in extra:
+            rows[mem.pk] = mem
+            distance = getattr(mem, "distance", None)
+            if distance is not None:
+                similarity[mem.pk] = 1.0 - float(distance)
+    existing = [
+        decisions.ExistingMemory(
+            id=mem.pk, category=mem.category, kind=mem.kind, content=mem.content,
+            entities=list(mem.entities), slot=mem.slot, values=list(mem.slot_values),
+            confidence=mem.confidence, occurred_at=mem.observed_at, status=mem.status,
+        )
+        for mem in rows.values()
+    ]
+    return existing, similarity, rows
+
+
+def _redacted_candidate(candidate: Candidate) -> Candidate:
+    content = pii.redact(candidate.content).text
+    quote = pii.redact(candidate.source_quote).text if candidate.source_quote else ""
+    values = [pii.redact(v).text for v in candidate.values]
+    entities = [pii.redact(e).text for e in candidate.entities]
+    return Candidate(
+        content=content, category=candidate.category, kind=candidate.kind, entities=entities,
+        importance=candidate.importance, confidence=candidate.confidence, slot=candidate.slot,
+        values=values, source_index=candidate.source_index, source_quote=quote,
+        triple=candidate.triple, valid_to=candidate.valid_to,
+    )
+
+
+def validate_candidate(candidate: Candidate) -> None:
+    errors: dict[str, list[str]] = {}
+    if not candidate.content or not candidate.content.strip():
+        errors["content"] = ["This field may not be blank."]
+    if candidate.category not in Memory.Category.values:
+        errors["category"] = [f"Choose one of {', '.join(Memory.Category.values)}."]
+    if candidate.kind not in Memory.Kind.values:
+        errors["kind"] = [f"Choose one of {', '.join(Memory.Kind.values)}."]
+    for name in ("importance", "confidence"):
+        value = getattr(candidate, name)
+        if not isinstance(value, int | float) or not 0 <= value <= 1:
+            errors[name] = ["Must be a number between 0 and 1."]
+    if errors:
+        raise ApplicationError("invalid", "The memory is invalid; see fields.", fields=errors)
+
+
+def memory_ingest(
+    *,
+    subject: Subject,
+    candidate: Candidate,
+    occurred_at: dt.datetime,
+    actor: Actor,
+    source_event: Event | None = None,
+    embedding: list[float] | None = None,
+    linked_doc_id: str = "",
+    pinned: bool = False,
+) -> WriteResult:
+    """The one write decision service: validate → redact → dedupe → conflict → store.
+
+    1. Validate, then redact PII from everything that will be stored in the memory.
+    2. Embed (unless given) outside the transaction.
+    3. In a transaction holding the subject's row lock (serialises writers per subject):
+       load slot mates and nearest neighbours, ask `decisions.decide`, apply the decision:
+       create (active), merge into the existing memory, supersede the older version, or
+       store as `observed` with an Observation (conflict / low confidence).
+    4. Audit entry in the same transaction.
+    """
+    validate_candidate(candidate)
+    candidate = _redacted_candidate(candidate)
+    if embedding is None:
+        embedding = _embed([candidate.content])[0]
+    search_text = textsearch.search_document(candidate.content)
+
+    with transaction.atomic():
+        locked = Subject.objects.select_for_update().get(pk=subject.pk)
+        _ensure_not_paused(locked)
+        existing, similarity, rows = _existing_for_decision(locked, candidate, embedding)
+        decision = decisions.decide(candidate, occurred_at, existing, similarity)
+        target = rows.get(decision.target_id) if decision.target_id else None
+        fields = {
+            "source_event": source_event, "embedding": embedding,
+            "search_text": search_text, "linked_doc_id": linked_doc_id, "pinned": pinned,
+        }
+        if decision.action == decisions.MERGE and target is not None:
+            result = _apply_merge(target, candidate, occurred_at, source_event, actor, decision)
+        elif decision.action == decisions.SUPERSEDE and target is not None:
+            result = _apply_supersede(locked, target, candidate, occurred_at, actor, decision, fields)
+        elif decision.action in (decisions.OBSERVE_CONFLICT, decisions.OBSERVE_LOW_CONFIDENCE):
+            result = _apply_observe(locked, target, candidate, occurred_at, actor, decision, fields)
+        else:
+            memory = _new_memory(locked, candidate, occurred_at, Memory.Status.ACTIVE, fields)
+            _audit_memory(actor, "memory.create", memory, decision.reason)
+            result = WriteResult(action="created", memory=memory, reason=decision.reason)
+    return result
+
+
+def _new_memory(
+    subject: Subject, candidate: Candidate, occurred_at: dt.datetime, status: str,
+    fields: dict[str, Any], **overrides: Any,
+) -> Memory:
+    triple = candidate.triple or ("", "", "")
+    memory = Memory(
+        tenant_id=subject.tenant_id, subject=subject, kind=candidate.kind,
+        category=candidate.category, content=candidate.content,
+        entities=list(dict.fromkeys(candidate.entities))[:50],
+        importance=round(float(candidate.importance), 4),
+        confidence=round(float(candidate.confidence), 4), status=status,
+        source_quote=candidate.source_quote[:2000], observed_at=occurred_at,
+        valid_from=occurred_at, valid_to=candidate.valid_to, slot=candidate.slot[:120],
+        slot_values=[v[:120] for v in candidate.values][:20], fact_subject=triple[0][:200],
+        fact_predicate=triple[1][:200], fact_object=triple[2][:200],
+        embedding_model=get_embedder().name, **fields,
+    )
+    for key, value in overrides.items():
+        setattr(memory, key, value)
+    memory.save()
+    return memory
+
+
+def _audit_memory(
+    actor: Actor, action: str, memory: Memory, reason: str = "", changed: Iterable[str] = ()
+) -> None:
+    audit_record(
+        actor=actor, action=action, target=memory, tenant_id=memory.tenant_id,
+        subject_id=memory.subject_id, reason=reason, changed_fields=changed,
+    )
+
+
+def _apply_merge(
+    target: Memory, candidate: Candidate, occurred_at: dt.datetime, source_event: Event | None,
+    actor: Actor, decision: decisions.Decision,
+) -> WriteResult:
+    """Same statement again: keep one memory, remember the new evidence."""
+    evidence = list(target.evidence)
+    if len(evidence) < 50:
+        evidence.append({
+            "event_id": source_event.pk if source_event else None,
+            "quote": candidate.source_quote[:500], "at": occurred_at.isoformat(),
+        })
+    target.evidence = evidence
+    target.merge_count += 1
+    target.importance = max(target.importance, round(float(candidate.importance), 4))
+    target.confidence = max(target.confidence, round(float(candidate.confidence), 4))
+    target.entities = list(dict.fromkeys([*target.entities, *candidate.entities]))[:50]
+    target.save(update_fields=["evidence", "merge_count", "importance", "confidence", "entities",
+                               "updated_at"])
+    _audit_memory(actor, "memory.merge", target, decision.reason,
+                  ["evidence", "importance", "confidence"])
+    return WriteResult(action="merged", memory=target, reason=decision.reason)
+
+
+def _apply_supersede(
+    subject: Subject, old: Memory, candidate: Candidate, occurred_at: dt.datetime, actor: Actor,
+    decision: decisions.Decision, fields: dict[str, Any],
+) -> WriteResult:
+    new = _new_memory(
+        subject, candidate, occurred_at, Memory.Status.ACTIVE, fields,
+        version=old.version + 1, supersedes=old, lineage=old.lineage,
+        change_reason=decision.reason[:200],
+    )
+    _retire(old, new, occurred_at, actor, decision.reason)
+    _audit_memory(actor, "memory.supersede", new, decision.reason, ["version", "supersedes"])
+    return WriteResult(action="superseded", memory=new, reason=decision.reason)
+
+
+def _retire(old: Memory, new: Memory, at: dt.datetime, actor: Actor, reason: str) -> None:
+    old.status = Memory.Status.SUPERSEDED
+    old.superseded_by = new
+    old.valid_to = at
+    old.save(update_fields=["status", "superseded_by", "valid_to", "updated_at"])
+    # Open review items about the retired version are moot now.
+    Observation.objects.filter(memory=old, status=Observation.Status.PENDING).update(
+        status=Observation.Status.REJECTED, resolved_at=timezone.now(),
+        note="superseded by a newer version",
+    )
+    _audit_memory(actor, "memory.retire", old, reason, ["status", "superseded_by", "valid_to"])
+
+
+def _apply_observe(
+    subject: Subject, related: Memory | None, candidate: Candidate, occurred_at: dt.datetime,
+    actor: Actor, decision: decisions.Decision, fields: dict[str, Any],
+) -> WriteResult:
+    kind = (
+        Observation.Kind.CONFLICT
+        if decision.action == decisions.OBSERVE_CONFLICT
+        else Observation.Kind.LOW_CONFIDENCE
+    )
+    memory = _new_memory(subject, candidate, occurred_at, Memory.Status.OBSERVED, fields)
+    observation = Observation.objects.create(
+        tenant_id=subject.tenant_id, subject=subject, kind=kind, memory=memory,
+        candidate=_candidate_payload(candidate, occurred_at), reason=decision.reason[:300],
+    )
+    if related is not None:
+        observation.related_memories.add(related)
+    _audit_memory(actor, "memory.observe", memory, decision.reason)
+    return WriteResult(action="observed", memory=memory, observation=observation,
+                       reason=decision.reason)
+
+
+def _candidate_payload(candidate: Candidate, occurred_at: dt.datetime) -> dict[str, Any]:
+    return {
+        "content": candidate.content, "category": candidate.category, "kind": candidate.kind,
+        "entities": candidate.entities, "importance": candidate.importance,
+        "confidence": candidate.confidence, "slot": candidate.slot, "values": candidate.values,
+        "source_quote": candidate.source_quote, "occurred_at": occurred_at.isoformat(),
+    }
+
+
+# --------------------------------------------------------------------------- direct edits
+
+
+def memory_correct(
+    *, memory: Memory, actor: Actor, content: str | None = None, reason: str = "correction",
+    **changes: Any,
+) -> Memory:
+    """A correction makes a new version; the old one is superseded (never overwritten)."""
+    allowed = {"category", "kind", "entities", "importance", "confidence", "pinned",
+               "linked_doc_id"}
+    unknown = set(changes) - allowed
+    if unknown:
+        raise ApplicationError("invalid", f"Cannot change {', '.join(sorted(unknown))}.")
+    new_content = content if content is not None else memory.content
+    candidate = Candidate(
+        content=new_content, category=changes.get("category", memory.category),
+        kind=changes.get("kind", memory.kind),
+        entities=list(changes.get("entities", memory.entities)),
+        importance=changes.get("importance", memory.importance),
+        confidence=changes.get("confidence", memory.confidence), slot=memory.slot,
+        values=list(memory.slot_values), source_quote=memory.source_quote,
+    )
+    validate_candidate(candidate)
+    candidate = _redacted_candidate(candidate)
+    embedding = (
+        _embed([candidate.content])[0] if candidate.content != memory.content else None
+    )
+    now = timezone.now()
+    with transaction.atomic():
+        Subject.objects.select_for_update().filter(pk=memory.subject_id).first()
+        old = Memory.objects.select_for_update().get(pk=memory.pk)
+        if old.status in (Memory.Status.SUPERSEDED, Memory.Status.PURGE_PENDING):
+            raise ApplicationError(
+                "not_current", MSG_NOT_CURRENT.format(status=old.status), status_code=409
+            )
+        fields = {
+            "source_event_id": old.source_event_id,
+            "embedding": embedding if embedding is not None else _stored_embedding(old),
+            "search_text": textsearch.search_document(candidate.content),
+            "linked_doc_id": changes.get("linked_doc_id", old.linked_doc_id),
+            "pinned": changes.get("pinned", old.pinned),
+        }
+        status = old.status if old.status != Memory.Status.OBSERVED else Memory.Status.ACTIVE
+        new = _new_memory(
+            old.subject, candidate, now, status, fields, version=old.version + 1,
+            supersedes=old, lineage=old.lineage, change_reason=reason[:200],
+            evidence=old.evidence, hit_count=old.hit_count, observed_at=old.observed_at,
+        )
+        changed = [
+            name for name in ("content", "category", "kind", "entities", "importance",
+                              "confidence", "pinned", "linked_doc_id")
+            if getattr(new, name) != getattr(old, name)
+        ]
+        _retire(old, new, now, actor, reason)
+        _audit_memory(actor, "memory.correct", new, reason, changed)
+    return new
+
+
+def _stored_embedding(memory: Memory) -> Any:
+    return Memory.objects.filter(pk=memory.pk).values_list("embedding", flat=True).first()
+
+
+def memory_delete(*, memory: Memory, actor: Actor, reason: str = "") -> None:
+    """Physical delete: the row and its embedding are gone; the audit entry keeps only ids."""
+    with transaction.atomic():
+        tenant_id, subject_id, memory_id = memory.tenant_id, memory.subject_id, memory.pk
+        # Keep the chain consistent for the remaining versions.
+        Memory.objects.filter(superseded_by_id=memory_id).update(superseded_by=None)
+        Memory.objects.filter(pk=memory_id).delete()
+        audit_record(
+            actor=actor, action="memory.delete", target_type="memory.memory",
+            target_id=memory_id, tenant_id=tenant_id, subject_id=subject_id, reason=reason,
+        )
+
+
+def memory_record_read(
+    *, actor: Actor, subject: Subject | None, action: str, target_id: Any = "",
+    tenant_id: int | None = None,
+) -> None:
+    """Reads of personal data leave an audit entry too."""
+    with transaction.atomic():
+        audit_record(
+            actor=actor, action=action,
+            target_type="memory.subject" if not target_id else "memory.memory",
+            target_id=target_id or (subject.pk if subject else ""),
+            tenant_id=subject.tenant_id if subject else tenant_id,
+            subject_id=subject.pk if subject else None,
+        )
+
+
+def new_lineage() -> uuid.UUID:
+    return uuid.uuid4()
+
+
+def agent_subject_grant(*, agent: Agent, subject: Subject, actor: Actor) -> None:
+    """Allow a restricted agent to see one subject (django-guardian object permission)."""
+    from guardian.shortcuts import assign_perm
+
+    with transaction.atomic():
+        assign_perm("memory.access_subject", agent.user, subject)
+        audit_record(
+            actor=actor, action="agent.grant_subject", target=agent, tenant_id=agent.tenant_id,
+            subject_id=subject.pk,
+        )
+
+
+def low_confidence_threshold() -> float:
+    return float(settings.ENGRAM_LOW_CONFIDENCE)

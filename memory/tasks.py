@@ -1,0 +1,36 @@
+"""Thin Celery tasks: ids in, one service call."""
+
+from typing import Any
+
+from celery import shared_task
+
+
+def _mark_failed(self: Any, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+    from memory.services import events_mark_failed
+
+    event_ids = args[0] if args else kwargs.get("event_ids", [])
+    events_mark_failed(event_ids=event_ids, error=f"{type(exc).__name__}: {exc}")
+
+
+@shared_task(
+    bind=True,
+    autoretry_for=(Exception,),
+    retry_backoff=5,
+    retry_backoff_max=120,
+    max_retries=3,
+    on_failure=_mark_failed,
+)
+def extract_events(self: Any, event_ids: list[int]) -> int:
+    from audit.services import actor_for_task
+    from memory.services import events_extract
+
+    return len(events_extract(event_ids=event_ids, actor=actor_for_task("extract_events")))
+
+
+@shared_task
+def sweep_pending_events() -> int:
+    from django.conf import settings
+
+    from memory.services import events_sweep_pending
+
+    return events_sweep_pending(older_than_seconds=settings.ENGRAM_PENDING_SWEEP_AGE)

@@ -1,0 +1,18 @@
+from django.urls import path
+
+from memory import apis
+
+urlpatterns = [
+    path("subjects/<str:subject_id>/events", apis.EventsApi.as_view(), name="api-events"),
+    path("subjects/<str:subject_id>/memories", apis.MemoriesApi.as_view(), name="api-memories"),
+    path(
+        "subjects/<str:subject_id>/memories/<int:memory_id>",
+        apis.MemoryDetailApi.as_view(),
+        name="api-memory",
+    ),
+    path(
+        "subjects/<str:subject_id>/memories/<int:memory_id>/history",
+        apis.MemoryHistoryApi.as_view(),
+        name="api-memory-history",
+    ),
+]
