@@ -17,6 +17,12 @@ class IsAgent(BasePermission):
         agent = request.auth
         if not isinstance(agent, Agent):
             return False
+        subject_id = getattr(view, "kwargs", {}).get("subject_id")
+        if subject_id is not None:
+            # 404 before 403: a subject the agent may not see does not exist for it.
+            from memory.selectors import subject_for_agent
+
+            subject_for_agent(agent=agent, external_id=subject_id)
         scope = getattr(view, "required_scope", None)
         if scope is None:
             scope = SCOPE_READ if request.method in ("GET", "HEAD", "OPTIONS") else SCOPE_WRITE

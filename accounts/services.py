@@ -112,7 +112,10 @@ def agent_set_scopes(*, agent: Agent, scopes: Iterable[str], actor: Actor) -> Ag
         agent.scopes = clean_scopes
         agent.save(update_fields=["scopes", "updated_at"])
         audit_record(
-            actor=actor, action="agent.update", target=agent, tenant_id=agent.tenant_id,
+            actor=actor,
+            action="agent.update",
+            target=agent,
+            tenant_id=agent.tenant_id,
             changed_fields=["scopes"],
         )
     return agent

@@ -9,11 +9,11 @@ class AuditEntryAdmin(admin.ModelAdmin):
     list_filter = ["actor_type", "action"]
 
     # Append-only: the database refuses changes anyway; the admin doesn't offer them.
-    def has_add_permission(self, request):  # noqa: ANN001
+    def has_add_permission(self, request):
         return False
 
-    def has_change_permission(self, request, obj=None):  # noqa: ANN001
+    def has_change_permission(self, request, obj=None):
         return False
 
-    def has_delete_permission(self, request, obj=None):  # noqa: ANN001
+    def has_delete_permission(self, request, obj=None):
         return False

@@ -40,4 +40,6 @@ class AuditEntry(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.actor_type}:{self.actor_id} {self.action}"
+        return (
+            f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.actor_type}:{self.actor_id} {self.action}"
+        )

@@ -34,9 +34,7 @@ SYSTEM = Actor(type=AuditEntry.ActorType.SYSTEM, id="system")
 
 
 def actor_for_agent(agent: Any, request: Any = None) -> Actor:
-    return Actor(
-        type=AuditEntry.ActorType.AGENT, id=str(agent.pk), **_request_meta(request)
-    )
+    return Actor(type=AuditEntry.ActorType.AGENT, id=str(agent.pk), **_request_meta(request))
 
 
 def actor_for_user(user: Any, request: Any = None) -> Actor:

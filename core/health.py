@@ -31,7 +31,7 @@ def check_database() -> dict[str, Any]:
         with connection.cursor() as cursor:
             cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
             row = cursor.fetchone()
-    except Exception as exc:  # noqa: BLE001 - any failure means "down"
+    except Exception as exc:  # noqa: BLE001 - any failure means the database is down
         return {"ok": False, "error": type(exc).__name__}, {"ok": False, "error": "database down"}
     db = {"ok": True}
     vector = {"ok": row is not None, "version": row[0] if row else None}
@@ -59,12 +59,19 @@ def check_worker() -> dict[str, Any]:
 
 def health_report() -> tuple[bool, dict[str, Any]]:
     database, vector = check_database()
-    checks = {"database": database, "vector": vector, "redis": check_redis(), "worker": check_worker()}
+    checks = {
+        "database": database,
+        "vector": vector,
+        "redis": check_redis(),
+        "worker": check_worker(),
+    }
     return all(check["ok"] for check in checks.values()), checks
 
 
 def write_heartbeat() -> None:
-    redis_client().set(HEARTBEAT_KEY, str(time.time()), ex=settings.ENGRAM_WORKER_HEARTBEAT_TTL * 10)
+    redis_client().set(
+        HEARTBEAT_KEY, str(time.time()), ex=settings.ENGRAM_WORKER_HEARTBEAT_TTL * 10
+    )
 
 
 def start_heartbeat_thread() -> None:

@@ -20,7 +20,7 @@ class EventAdmin(admin.ModelAdmin):
     # Events are append-only (database trigger); the admin shows them read-only.
     readonly_fields = [field.name for field in Event._meta.fields]
 
-    def has_delete_permission(self, request, obj=None):  # noqa: ANN001
+    def has_delete_permission(self, request, obj=None):
         return False
 
 

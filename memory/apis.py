@@ -1,5 +1,6 @@
 """The agent REST API (v1). Thin views: validate → one service/selector → serialize."""
 
+import uuid
 from typing import Any
 
 from django.utils import timezone
@@ -11,10 +12,11 @@ from rest_framework.views import APIView
 
 from accounts.models import Agent
 from audit.services import actor_for_agent
-from core.exceptions import ApplicationError, NotFound
+from core.exceptions import ApplicationError
 from memory import selectors, services
 from memory.extraction.base import Candidate
 from memory.models import Event
+from memory.recall import RecallParams, recall_compute, recall_trace_payload
 from memory.serializers import (
     EventListQuerySerializer,
     EventPageOutputSerializer,
@@ -26,6 +28,10 @@ from memory.serializers import (
     MemoryOutputSerializer,
     MemoryPageOutputSerializer,
     MemoryUpdateInputSerializer,
+    RecallInputSerializer,
+    RecallOutputSerializer,
+    SessionContextOutputSerializer,
+    SessionContextQuerySerializer,
     WriteResultOutputSerializer,
 )
 
@@ -34,7 +40,7 @@ def _agent(request: Request) -> Agent:
     return request.auth  # type: ignore[return-value]  # set by AgentKeyAuthentication
 
 
-def _writable_subject(request: Request, subject_id: str):  # noqa: ANN202
+def _writable_subject(request: Request, subject_id: str):
     """Subject for a write: validated, permission-checked, created on first write."""
     agent = _agent(request)
     subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
@@ -48,33 +54,46 @@ def _writable_subject(request: Request, subject_id: str):  # noqa: ANN202
 
 
 class EventsApi(APIView):
-    @extend_schema(request=EventsAppendInputSerializer, responses={201: EventsAppendOutputSerializer})
+    @extend_schema(
+        request=EventsAppendInputSerializer, responses={201: EventsAppendOutputSerializer}
+    )
     def post(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
         selectors.subject_for_agent(agent=agent, external_id=subject_id)  # 404 for outsiders
         data = _validated(EventsAppendInputSerializer, request.data)
         actor = actor_for_agent(agent, request)
         appended = services.events_append(
-            tenant=agent.tenant, external_id=subject_id, session_id=data["session_id"],
+            tenant=agent.tenant,
+            external_id=subject_id,
+            session_id=data["session_id"],
             events=[services.EventInput(**event) for event in data["events"]],
-            extract=data["extract"], actor=actor,
+            extract=data["extract"],
+            actor=actor,
         )
         extraction = _run_extraction(data["extract"], appended, actor)
         body = {"events": appended.events, "extraction": extraction}
         return Response(EventsAppendOutputSerializer(body).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(parameters=[EventListQuerySerializer], responses={200: EventPageOutputSerializer})
+    @extend_schema(
+        parameters=[EventListQuerySerializer], responses={200: EventPageOutputSerializer}
+    )
     def get(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
         subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
         query = _validated(EventListQuerySerializer, request.query_params)
-        page = selectors.event_list(subject=subject, session_id=query.get("session_id"),
-                                    cursor=query.get("cursor"), limit=query["limit"])
+        page = selectors.event_list(
+            subject=subject,
+            session_id=query.get("session_id"),
+            cursor=query.get("cursor"),
+            limit=query["limit"],
+        )
         if subject is not None:
-            services.memory_record_read(actor=actor_for_agent(agent, request), subject=subject,
-                                        action="event.list")
-        return Response(EventPageOutputSerializer(
-            {"results": page.items, "next": page.next_cursor}).data)
+            services.memory_record_read(
+                actor=actor_for_agent(agent, request), subject=subject, action="event.list"
+            )
+        return Response(
+            EventPageOutputSerializer({"results": page.items, "next": page.next_cursor}).data
+        )
 
 
 def _run_extraction(mode: str, appended: services.EventsAppendResult, actor: Any) -> dict:
@@ -83,9 +102,13 @@ def _run_extraction(mode: str, appended: services.EventsAppendResult, actor: Any
     if mode == "async":
         return {"status": "queued", "results": []}
     results = services.events_extract(event_ids=appended.new_event_ids, actor=actor)
-    failed = Event.objects.filter(
-        pk__in=appended.new_event_ids, extraction_status=Event.ExtractionStatus.FAILED
-    ).values_list("extraction_error", flat=True).first()
+    failed = (
+        Event.objects.filter(
+            pk__in=appended.new_event_ids, extraction_status=Event.ExtractionStatus.FAILED
+        )
+        .values_list("extraction_error", flat=True)
+        .first()
+    )
     if failed is not None:
         return {"status": "failed", "results": results, "error": failed}
     return {"status": "done", "results": results}
@@ -98,22 +121,32 @@ def _validated(serializer_class: type, data: Any) -> dict:
 
 
 class MemoriesApi(APIView):
-    @extend_schema(parameters=[MemoryListQuerySerializer], responses={200: MemoryPageOutputSerializer})
+    @extend_schema(
+        parameters=[MemoryListQuerySerializer], responses={200: MemoryPageOutputSerializer}
+    )
     def get(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
         subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
         query = _validated(MemoryListQuerySerializer, request.query_params)
         page = selectors.memory_list(
-            subject=subject, status=query.get("status"), category=query.get("category"),
-            q=query.get("q"), cursor=query.get("cursor"), limit=query["limit"],
+            subject=subject,
+            status=query.get("status"),
+            category=query.get("category"),
+            q=query.get("q"),
+            cursor=query.get("cursor"),
+            limit=query["limit"],
         )
         if subject is not None:
-            services.memory_record_read(actor=actor_for_agent(agent, request), subject=subject,
-                                        action="memory.list")
-        return Response(MemoryPageOutputSerializer(
-            {"results": page.items, "next": page.next_cursor}).data)
+            services.memory_record_read(
+                actor=actor_for_agent(agent, request), subject=subject, action="memory.list"
+            )
+        return Response(
+            MemoryPageOutputSerializer({"results": page.items, "next": page.next_cursor}).data
+        )
 
-    @extend_schema(request=MemoryCreateInputSerializer, responses={201: WriteResultOutputSerializer})
+    @extend_schema(
+        request=MemoryCreateInputSerializer, responses={201: WriteResultOutputSerializer}
+    )
     def post(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
         data = _validated(MemoryCreateInputSerializer, request.data)
@@ -122,23 +155,36 @@ class MemoriesApi(APIView):
         if data.get("source_event_id") is not None:
             source_event = Event.objects.filter(pk=data["source_event_id"], subject=subject).first()
             if source_event is None:
-                raise ApplicationError("invalid", "source_event_id is not an event of this subject.",
-                                       fields={"source_event_id": ["Unknown event."]})
+                raise ApplicationError(
+                    "invalid",
+                    "source_event_id is not an event of this subject.",
+                    fields={"source_event_id": ["Unknown event."]},
+                )
         from memory.extraction.slots import slot_for  # derive the conflict slot like extraction
 
-        slot, values = slot_for(data["content"], data["category"])
+        slot, values, found_entities = slot_for(data["content"], data["category"])
         candidate = Candidate(
-            content=data["content"], category=data["category"], kind=data["kind"],
-            entities=data["entities"], importance=data["importance"],
-            confidence=data["confidence"], slot=slot, values=values,
+            content=data["content"],
+            category=data["category"],
+            kind=data["kind"],
+            entities=[*data["entities"], *found_entities],
+            importance=data["importance"],
+            confidence=data["confidence"],
+            slot=slot,
+            values=values,
             source_quote=source_event.content[:500] if source_event else "",
         )
         occurred_at = data.get("occurred_at") or (
-            source_event.occurred_at if source_event else timezone.now())
+            source_event.occurred_at if source_event else timezone.now()
+        )
         result = services.memory_ingest(
-            subject=subject, candidate=candidate, occurred_at=occurred_at,
-            source_event=source_event, actor=actor_for_agent(agent, request),
-            linked_doc_id=data["linked_doc_id"], pinned=data["pinned"],
+            subject=subject,
+            candidate=candidate,
+            occurred_at=occurred_at,
+            source_event=source_event,
+            actor=actor_for_agent(agent, request),
+            linked_doc_id=data["linked_doc_id"],
+            pinned=data["pinned"],
         )
         code = status.HTTP_201_CREATED if result.action != "merged" else status.HTTP_200_OK
         return Response(WriteResultOutputSerializer(result).data, status=code)
@@ -148,17 +194,23 @@ class MemoryDetailApi(APIView):
     @extend_schema(responses={200: MemoryOutputSerializer})
     def get(self, request: Request, subject_id: str, memory_id: int) -> Response:
         agent = _agent(request)
-        memory = selectors.memory_get_for_agent(agent=agent, external_id=subject_id,
-                                                memory_id=memory_id)
-        services.memory_record_read(actor=actor_for_agent(agent, request), subject=memory.subject,
-                                    action="memory.read", target_id=memory.pk)
+        memory = selectors.memory_get_for_agent(
+            agent=agent, external_id=subject_id, memory_id=memory_id
+        )
+        services.memory_record_read(
+            actor=actor_for_agent(agent, request),
+            subject=memory.subject,
+            action="memory.read",
+            target_id=memory.pk,
+        )
         return Response(MemoryOutputSerializer(memory).data)
 
     @extend_schema(request=MemoryUpdateInputSerializer, responses={200: MemoryOutputSerializer})
     def patch(self, request: Request, subject_id: str, memory_id: int) -> Response:
         agent = _agent(request)
-        memory = selectors.memory_get_for_agent(agent=agent, external_id=subject_id,
-                                                memory_id=memory_id)
+        memory = selectors.memory_get_for_agent(
+            agent=agent, external_id=subject_id, memory_id=memory_id
+        )
         data = _validated(MemoryUpdateInputSerializer, request.data)
         if memory.subject.paused:
             raise services.SubjectPaused()
@@ -168,10 +220,12 @@ class MemoryDetailApi(APIView):
     @extend_schema(responses={204: None})
     def delete(self, request: Request, subject_id: str, memory_id: int) -> Response:
         agent = _agent(request)
-        memory = selectors.memory_get_for_agent(agent=agent, external_id=subject_id,
-                                                memory_id=memory_id)
-        services.memory_delete(memory=memory, actor=actor_for_agent(agent, request),
-                               reason="deleted by agent")
+        memory = selectors.memory_get_for_agent(
+            agent=agent, external_id=subject_id, memory_id=memory_id
+        )
+        services.memory_delete(
+            memory=memory, actor=actor_for_agent(agent, request), reason="deleted by agent"
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -179,12 +233,68 @@ class MemoryHistoryApi(APIView):
     @extend_schema(responses={200: MemoryHistoryOutputSerializer})
     def get(self, request: Request, subject_id: str, memory_id: int) -> Response:
         agent = _agent(request)
-        memory = selectors.memory_get_for_agent(agent=agent, external_id=subject_id,
-                                                memory_id=memory_id)
+        memory = selectors.memory_get_for_agent(
+            agent=agent, external_id=subject_id, memory_id=memory_id
+        )
         versions = selectors.memory_history(memory=memory)
-        services.memory_record_read(actor=actor_for_agent(agent, request), subject=memory.subject,
-                                    action="memory.history", target_id=memory.pk)
+        services.memory_record_read(
+            actor=actor_for_agent(agent, request),
+            subject=memory.subject,
+            action="memory.history",
+            target_id=memory.pk,
+        )
         return Response(MemoryHistoryOutputSerializer({"results": versions}).data)
 
 
-__all__ = ["EventsApi", "MemoriesApi", "MemoryDetailApi", "MemoryHistoryApi", "NotFound"]
+class RecallApi(APIView):
+    required_scope = "read"  # a POST, but a read
+
+    @extend_schema(request=RecallInputSerializer, responses={200: RecallOutputSerializer})
+    def post(self, request: Request, subject_id: str) -> Response:
+        agent = _agent(request)
+        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        data = _validated(RecallInputSerializer, request.data)
+        if subject is not None and subject.paused:
+            raise services.SubjectPaused()
+        params = RecallParams(
+            query=data["query"],
+            entities=data["entities"],
+            top_k=data["top_k"],
+            token_budget=data["token_budget"],
+            as_of=data.get("as_of"),
+        )
+        result = recall_compute(subject=subject, params=params)
+        trace_id = str(uuid.uuid4())
+        if subject is not None:
+            services.recall_record_later(
+                trace=recall_trace_payload(
+                    result, subject=subject, agent=agent, params=params, trace_id=trace_id
+                ),
+                actor=actor_for_agent(agent, request),
+            )
+        body = {
+            "selected": result.selected,
+            "context": result.context,
+            "route": result.route,
+            "token_count": result.token_count,
+            "trace_id": trace_id,
+        }
+        return Response(RecallOutputSerializer(body).data)
+
+
+class SessionContextApi(APIView):
+    @extend_schema(
+        parameters=[SessionContextQuerySerializer], responses={200: SessionContextOutputSerializer}
+    )
+    def get(self, request: Request, subject_id: str, session_id: str) -> Response:
+        agent = _agent(request)
+        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        query = _validated(SessionContextQuerySerializer, request.query_params)
+        context = selectors.session_context(
+            subject=subject, session_id=session_id, token_budget=query["token_budget"]
+        )
+        if subject is not None:
+            services.memory_record_read(
+                actor=actor_for_agent(agent, request), subject=subject, action="session.context"
+            )
+        return Response(SessionContextOutputSerializer(context).data)

@@ -104,7 +104,9 @@ class Event(models.Model):
         ]
         indexes = [
             # GET /events?session_id=… and the session context window
-            models.Index(fields=["subject", "session_id", "occurred_at", "id"], name="event_session"),
+            models.Index(
+                fields=["subject", "session_id", "occurred_at", "id"], name="event_session"
+            ),
             models.Index(fields=["subject", "id"], name="event_subject_cursor"),
             # the sweeper: events left pending / queued when the broker was down
             models.Index(
@@ -182,7 +184,9 @@ class Memory(BaseModel):
     fact_subject = models.CharField(max_length=200, blank=True)
     fact_predicate = models.CharField(max_length=200, blank=True)
     fact_object = models.CharField(max_length=200, blank=True)
-    decay_rate = models.FloatField(null=True, blank=True, help_text="Per-day; null = category default.")
+    decay_rate = models.FloatField(
+        null=True, blank=True, help_text="Per-day; null = category default."
+    )
     decay_exempt = models.BooleanField(default=False)
     embedding = VectorField(dimensions=EMBEDDING_DIM, null=True, blank=True)
     embedding_model = models.CharField(max_length=100, blank=True)
@@ -199,10 +203,12 @@ class Memory(BaseModel):
         verbose_name_plural = "memories"
         constraints = [
             models.CheckConstraint(
-                condition=Q(importance__gte=0) & Q(importance__lte=1), name="memory_importance_range"
+                condition=Q(importance__gte=0) & Q(importance__lte=1),
+                name="memory_importance_range",
             ),
             models.CheckConstraint(
-                condition=Q(confidence__gte=0) & Q(confidence__lte=1), name="memory_confidence_range"
+                condition=Q(confidence__gte=0) & Q(confidence__lte=1),
+                name="memory_confidence_range",
             ),
             models.CheckConstraint(condition=Q(version__gte=1), name="memory_version_positive"),
             models.CheckConstraint(
@@ -249,7 +255,9 @@ class Observation(BaseModel):
         Memory, on_delete=models.CASCADE, null=True, blank=True, related_name="observations"
     )
     candidate = models.JSONField(default=dict, blank=True)
-    related_memories = models.ManyToManyField(Memory, blank=True, related_name="related_observations")
+    related_memories = models.ManyToManyField(
+        Memory, blank=True, related_name="related_observations"
+    )
     reason = models.CharField(max_length=300, blank=True)
     resolved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
@@ -276,6 +284,8 @@ class Observation(BaseModel):
 class RecallTrace(models.Model):
     """Everything needed to explain (and replay) one recall."""
 
+    # Returned to the agent as `trace_id` before the row is written (off the request path).
+    trace_id = models.UUIDField(default=uuid.uuid4, unique=True)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="recall_traces")
     subject = models.ForeignKey(Subject, on_delete=models.CASCADE, related_name="recall_traces")
     agent = models.ForeignKey(

@@ -4,6 +4,7 @@ caller's tenant (or subjects a restricted agent was not granted) resolve to 404.
 from __future__ import annotations
 
 import base64
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,8 @@ from accounts.models import Agent, Tenant
 from core.exceptions import ApplicationError, NotFound
 from memory import textsearch
 from memory.models import Event, Memory, Observation, Subject
+
+logger = logging.getLogger(__name__)
 
 SUBJECT_ID_RE = re.compile(r"^[A-Za-z0-9._~:@+=-]{1,128}$")
 DEFAULT_PAGE_SIZE = 50
@@ -32,8 +35,9 @@ class Page:
 
 def validate_subject_id(external_id: str) -> str:
     if not SUBJECT_ID_RE.match(external_id or ""):
-        raise ApplicationError("invalid_subject_id", MSG_BAD_SUBJECT,
-                               fields={"subject_id": [MSG_BAD_SUBJECT]})
+        raise ApplicationError(
+            "invalid_subject_id", MSG_BAD_SUBJECT, fields={"subject_id": [MSG_BAD_SUBJECT]}
+        )
     return external_id
 
 
@@ -90,7 +94,8 @@ def decode_cursor(cursor: str | None) -> int | None:
         return int(raw[3:])
     except (ValueError, UnicodeDecodeError) as exc:
         raise ApplicationError(
-            "invalid_cursor", "The cursor is not valid; use the `next` value of a previous page.",
+            "invalid_cursor",
+            "The cursor is not valid; use the `next` value of a previous page.",
             fields={"cursor": ["Invalid cursor."]},
         ) from exc
 
@@ -106,8 +111,13 @@ def _page(queryset: QuerySet, *, cursor: str | None, limit: int, descending: boo
 
 
 def memory_list(
-    *, subject: Subject | None, status: str | None = None, category: str | None = None,
-    q: str | None = None, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE,
+    *,
+    subject: Subject | None,
+    status: str | None = None,
+    category: str | None = None,
+    q: str | None = None,
+    cursor: str | None = None,
+    limit: int = DEFAULT_PAGE_SIZE,
 ) -> Page:
     """A subject's memories, newest first. `q` matches keywords (zh + en) or a substring."""
     if subject is None:
@@ -129,7 +139,10 @@ def memory_list(
 
 
 def event_list(
-    *, subject: Subject | None, session_id: str | None = None, cursor: str | None = None,
+    *,
+    subject: Subject | None,
+    session_id: str | None = None,
+    cursor: str | None = None,
     limit: int = DEFAULT_PAGE_SIZE,
 ) -> Page:
     """A subject's events in arrival order (oldest first)."""
@@ -159,3 +172,86 @@ def console_overview(*, user: Any) -> dict[str, int]:
         "memories": Memory.objects.count(),
         "pending_observations": Observation.objects.filter(status="pending").count(),
     }
+
+
+SUMMARY_SHARE = 0.3  # of the token budget, for the rolling summary of older turns
+SUMMARY_CLAUSE_CHARS = 80
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;.])\s*")
+
+
+def _extractive_summary(events: list[Event], budget: int) -> str:
+    """Older turns, condensed: the first sentence of each user turn, newest last."""
+    from core.tokens import count_tokens
+
+    pieces: list[str] = []
+    used = 0
+    for event in events:
+        if event.role != Event.Role.USER:
+            continue
+        first = _SENTENCE_END.split(event.content.strip(), maxsplit=1)[0][:SUMMARY_CLAUSE_CHARS]
+        if not first:
+            continue
+        cost = count_tokens(first) + 1
+        if used + cost > budget:
+            break
+        pieces.append(first)
+        used += cost
+    return " / ".join(pieces)
+
+
+def session_context(
+    *, subject: Subject | None, session_id: str, token_budget: int
+) -> dict[str, Any]:
+    """The short-term layer: the latest turns that fit the budget plus a summary of the rest."""
+    from core.tokens import count_tokens
+
+    empty = {
+        "session_id": session_id,
+        "summary": "",
+        "summarized_turns": 0,
+        "turns": [],
+        "token_count": 0,
+    }
+    if subject is None:
+        return empty
+    events = list(
+        Event.objects.filter(subject=subject, session_id=session_id)
+        .only("pk", "role", "content", "occurred_at")
+        .order_by("-occurred_at", "-pk")[:500]
+    )
+    if not events:
+        return empty
+    turn_budget = int(token_budget * (1 - SUMMARY_SHARE))
+    recent: list[Event] = []
+    used = 0
+    for event in events:  # newest first
+        cost = count_tokens(event.content) + 4
+        if used + cost > turn_budget:
+            break
+        recent.append(event)
+        used += cost
+    older = events[len(recent) :][::-1]
+    summary = ""
+    if older:
+        summary = summarize_turns(older, budget=token_budget - used)
+    return {
+        "session_id": session_id,
+        "summary": summary,
+        "summarized_turns": len(older),
+        "turns": recent[::-1],
+        "token_count": used + count_tokens(summary),
+    }
+
+
+def summarize_turns(events: list[Event], *, budget: int) -> str:
+    """LLM summary when configured (falls back to extractive on any error)."""
+    from django.conf import settings
+
+    if settings.OPENAI_API_KEY and settings.ENGRAM_EXTRACTOR == "llm":
+        try:
+            from memory.summaries import llm_summary
+
+            return llm_summary(events, max_tokens=budget)
+        except Exception:
+            logger.warning("LLM summary failed; using the extractive summary", exc_info=True)
+    return _extractive_summary(events, budget)

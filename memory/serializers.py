@@ -19,7 +19,8 @@ class EventInputSerializer(serializers.Serializer):
         limit = settings.ENGRAM_MAX_EVENT_CHARS
         if len(value) > limit:
             raise serializers.ValidationError(
-                f"Content is {len(value)} characters; the limit is {limit} (ENGRAM_MAX_EVENT_CHARS)."
+                f"Content is {len(value)} characters; "
+                f"the limit is {limit} (ENGRAM_MAX_EVENT_CHARS)."
             )
         if "\x00" in value:
             raise serializers.ValidationError("Content may not contain NUL characters.")
@@ -77,8 +78,9 @@ class MemoryOutputSerializer(serializers.Serializer):
 class WriteResultOutputSerializer(serializers.Serializer):
     action = serializers.CharField()
     memory = MemoryOutputSerializer(allow_null=True)
-    observation_id = serializers.IntegerField(source="observation.pk", allow_null=True,
-                                              required=False)
+    observation_id = serializers.IntegerField(
+        source="observation.pk", allow_null=True, required=False
+    )
 
 
 class ExtractionOutputSerializer(serializers.Serializer):
@@ -126,8 +128,9 @@ class MemoryCreateInputSerializer(serializers.Serializer):
     importance = serializers.FloatField(min_value=0, max_value=1, default=0.5)
     confidence = serializers.FloatField(min_value=0, max_value=1, default=0.9)
     source_event_id = serializers.IntegerField(required=False, allow_null=True)
-    linked_doc_id = serializers.CharField(required=False, allow_blank=True, max_length=200,
-                                          default="")
+    linked_doc_id = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, default=""
+    )
     pinned = serializers.BooleanField(required=False, default=False)
     occurred_at = serializers.DateTimeField(required=False)
 
@@ -136,8 +139,9 @@ class MemoryUpdateInputSerializer(serializers.Serializer):
     content = serializers.CharField(max_length=4000, required=False)
     category = serializers.ChoiceField(choices=Memory.Category.values, required=False)
     kind = serializers.ChoiceField(choices=Memory.Kind.values, required=False)
-    entities = serializers.ListField(child=serializers.CharField(max_length=100), required=False,
-                                     max_length=50)
+    entities = serializers.ListField(
+        child=serializers.CharField(max_length=100), required=False, max_length=50
+    )
     importance = serializers.FloatField(min_value=0, max_value=1, required=False)
     confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
     pinned = serializers.BooleanField(required=False)
@@ -152,3 +156,61 @@ class MemoryUpdateInputSerializer(serializers.Serializer):
 
 class MemoryHistoryOutputSerializer(serializers.Serializer):
     results = MemoryOutputSerializer(many=True)
+
+
+class RecallInputSerializer(serializers.Serializer):
+    query = serializers.CharField(max_length=4000)
+    entities = serializers.ListField(
+        child=serializers.CharField(max_length=100), required=False, default=list, max_length=20
+    )
+    top_k = serializers.IntegerField(min_value=1, max_value=50, default=5)
+    token_budget = serializers.IntegerField(min_value=50, max_value=20000, default=800)
+    as_of = serializers.DateTimeField(required=False)
+
+
+class RecallSignalsOutputSerializer(serializers.Serializer):
+    semantic = serializers.FloatField()
+    keyword = serializers.FloatField()
+    entity = serializers.FloatField()
+    recency = serializers.FloatField()
+    importance = serializers.FloatField()
+
+
+class RecalledMemoryOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="memory.pk")
+    content = serializers.CharField(source="memory.content")
+    category = serializers.CharField(source="memory.category")
+    kind = serializers.CharField(source="memory.kind")
+    status = serializers.CharField(source="memory.status")
+    importance = serializers.FloatField(source="memory.importance")
+    confidence = serializers.FloatField(source="memory.confidence")
+    valid_from = serializers.DateTimeField(source="memory.valid_from")
+    score = serializers.FloatField()
+    signals = RecallSignalsOutputSerializer()
+
+
+class RecallOutputSerializer(serializers.Serializer):
+    memories = RecalledMemoryOutputSerializer(many=True, source="selected")
+    context = serializers.CharField()
+    route = serializers.CharField()
+    token_count = serializers.IntegerField()
+    trace_id = serializers.CharField()
+
+
+class SessionContextQuerySerializer(serializers.Serializer):
+    token_budget = serializers.IntegerField(min_value=50, max_value=50000, default=2000)
+
+
+class SessionTurnOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    role = serializers.CharField()
+    content = serializers.CharField()
+    occurred_at = serializers.DateTimeField()
+
+
+class SessionContextOutputSerializer(serializers.Serializer):
+    session_id = serializers.CharField()
+    summary = serializers.CharField(allow_blank=True)
+    summarized_turns = serializers.IntegerField()
+    turns = SessionTurnOutputSerializer(many=True)
+    token_count = serializers.IntegerField()

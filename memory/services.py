@@ -11,12 +11,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -28,7 +26,7 @@ from core.exceptions import ApplicationError, SubjectPaused
 from memory import decisions, pii, textsearch
 from memory.embeddings import get_embedder
 from memory.extraction.base import Candidate, ExtractionError, Turn
-from memory.models import Event, Memory, Observation, Subject
+from memory.models import Event, Memory, Observation, RecallTrace, Subject
 
 logger = logging.getLogger(__name__)
 
@@ -56,22 +54,31 @@ def subject_get_or_create(*, tenant: Tenant, external_id: str, actor: Actor) -> 
         with transaction.atomic():
             subject = Subject.objects.create(tenant=tenant, external_id=external_id)
             audit_record(
-                actor=actor, action="subject.create", target=subject,
-                tenant_id=tenant.pk, subject_id=subject.pk,
+                actor=actor,
+                action="subject.create",
+                target=subject,
+                tenant_id=tenant.pk,
+                subject_id=subject.pk,
             )
             return subject
     except IntegrityError:  # created concurrently by another request
         return Subject.objects.get(tenant=tenant, external_id=external_id)
 
 
-def subject_set_paused(*, subject: Subject, paused: bool, actor: Actor, reason: str = "") -> Subject:
+def subject_set_paused(
+    *, subject: Subject, paused: bool, actor: Actor, reason: str = ""
+) -> Subject:
     with transaction.atomic():
         subject.paused = paused
         subject.paused_at = timezone.now() if paused else None
         subject.save(update_fields=["paused", "paused_at", "updated_at"])
         audit_record(
-            actor=actor, action="subject.pause" if paused else "subject.resume", target=subject,
-            tenant_id=subject.tenant_id, subject_id=subject.pk, reason=reason,
+            actor=actor,
+            action="subject.pause" if paused else "subject.resume",
+            target=subject,
+            tenant_id=subject.tenant_id,
+            subject_id=subject.pk,
+            reason=reason,
             changed_fields=["paused"],
         )
     return subject
@@ -139,15 +146,22 @@ def events_append(
         try:
             with transaction.atomic():
                 stored, new_ids = _insert_events(
-                    subject=subject, session_id=session_id, events=events,
-                    status=initial_status, now=now,
+                    subject=subject,
+                    session_id=session_id,
+                    events=events,
+                    status=initial_status,
+                    now=now,
                 )
                 if new_ids:
                     Subject.objects.filter(pk=subject.pk).update(last_activity_at=now)
                     audit_record(
-                        actor=actor, action="event.append", target=subject,
-                        tenant_id=tenant.pk, subject_id=subject.pk,
-                        reason=f"{len(new_ids)} event(s) in session", changed_fields=["events"],
+                        actor=actor,
+                        action="event.append",
+                        target=subject,
+                        tenant_id=tenant.pk,
+                        subject_id=subject.pk,
+                        reason=f"{len(new_ids)} event(s) in session",
+                        changed_fields=["events"],
                     )
                 if extract == "async" and new_ids:
                     transaction.on_commit(lambda ids=tuple(new_ids): enqueue_extraction(ids))
@@ -161,14 +175,22 @@ def events_append(
 
 
 def _insert_events(
-    *, subject: Subject, session_id: str, events: Sequence[EventInput], status: str,
+    *,
+    subject: Subject,
+    session_id: str,
+    events: Sequence[EventInput],
+    status: str,
     now: dt.datetime,
 ) -> tuple[list[Event], list[int]]:
     client_ids = [e.client_event_id for e in events if e.client_event_id]
-    known = {
-        ev.client_event_id: ev
-        for ev in Event.objects.filter(subject=subject, client_event_id__in=client_ids)
-    } if client_ids else {}
+    known = (
+        {
+            ev.client_event_id: ev
+            for ev in Event.objects.filter(subject=subject, client_event_id__in=client_ids)
+        }
+        if client_ids
+        else {}
+    )
     to_create: list[Event] = []
     order: list[Event] = []
     seen_in_request: dict[str, Event] = {}
@@ -181,10 +203,16 @@ def _insert_events(
             order.append(seen_in_request[cid])
             continue
         event = Event(
-            subject=subject, session_id=session_id, role=item.role, type=item.type,
-            content=item.content, occurred_at=item.occurred_at or now,
-            client_event_id=cid, metadata=item.metadata or {},
-            content_hash=content_hash(item.content), extraction_status=status,
+            subject=subject,
+            session_id=session_id,
+            role=item.role,
+            type=item.type,
+            content=item.content,
+            occurred_at=item.occurred_at or now,
+            client_event_id=cid,
+            metadata=item.metadata or {},
+            content_hash=content_hash(item.content),
+            extraction_status=status,
         )
         if cid:
             seen_in_request[cid] = event
@@ -204,9 +232,9 @@ def enqueue_extraction(event_ids: Iterable[int]) -> bool:
     except Exception:  # noqa: BLE001 - any broker/transport failure: the sweeper retries
         logger.warning("broker unavailable; %d event(s) stay pending for the sweeper", len(ids))
         return False
-    Event.objects.filter(
-        pk__in=ids, extraction_status=Event.ExtractionStatus.PENDING
-    ).update(extraction_status=Event.ExtractionStatus.QUEUED)
+    Event.objects.filter(pk__in=ids, extraction_status=Event.ExtractionStatus.PENDING).update(
+        extraction_status=Event.ExtractionStatus.QUEUED
+    )
     return True
 
 
@@ -217,7 +245,9 @@ def events_sweep_pending(*, older_than_seconds: int, limit: int = 1000) -> int:
         Event.objects.filter(
             extraction_status__in=[Event.ExtractionStatus.PENDING, Event.ExtractionStatus.QUEUED],
             received_at__lte=cutoff,
-        ).order_by("received_at").values_list("pk", flat=True)[:limit]
+        )
+        .order_by("received_at")
+        .values_list("pk", flat=True)[:limit]
     )
     for start in range(0, len(stale), 100):
         enqueue_extraction(stale[start : start + 100])
@@ -242,7 +272,10 @@ def _claim_events(event_ids: Sequence[int]) -> list[Event]:
             Event.objects.select_for_update(skip_locked=True)
             .filter(
                 pk__in=list(event_ids),
-                extraction_status__in=[Event.ExtractionStatus.PENDING, Event.ExtractionStatus.QUEUED],
+                extraction_status__in=[
+                    Event.ExtractionStatus.PENDING,
+                    Event.ExtractionStatus.QUEUED,
+                ],
             )
             .select_related("subject")
             .order_by("occurred_at", "pk")
@@ -301,8 +334,12 @@ def events_extract(*, event_ids: Sequence[int], actor: Actor) -> list[WriteResul
                 source = all_events[candidate.source_index]
                 results.append(
                     memory_ingest(
-                        subject=subject, candidate=candidate, occurred_at=source.occurred_at,
-                        source_event=source, actor=actor, embedding=vector,
+                        subject=subject,
+                        candidate=candidate,
+                        occurred_at=source.occurred_at,
+                        source_event=source,
+                        actor=actor,
+                        embedding=vector,
                     )
                 )
             _finish_events(group, Event.ExtractionStatus.DONE, extractor.name, extraction.usage)
@@ -323,12 +360,18 @@ def events_extract(*, event_ids: Sequence[int], actor: Actor) -> list[WriteResul
 
 
 def _finish_events(
-    events: Sequence[Event], status: str, extractor: str, usage: dict[str, int] | None = None,
+    events: Sequence[Event],
+    status: str,
+    extractor: str,
+    usage: dict[str, int] | None = None,
     error: str = "",
 ) -> None:
     Event.objects.filter(pk__in=[e.pk for e in events]).update(
-        extraction_status=status, extracted_at=timezone.now(), extractor=extractor[:64],
-        extraction_usage=usage or {}, extraction_error=error[:2000],
+        extraction_status=status,
+        extracted_at=timezone.now(),
+        extractor=extractor[:64],
+        extraction_usage=usage or {},
+        extraction_error=error[:2000],
     )
     for event in events:
         event.extraction_status = status
@@ -383,9 +426,16 @@ def _existing_for_decision(
                 similarity[mem.pk] = 1.0 - float(distance)
     existing = [
         decisions.ExistingMemory(
-            id=mem.pk, category=mem.category, kind=mem.kind, content=mem.content,
-            entities=list(mem.entities), slot=mem.slot, values=list(mem.slot_values),
-            confidence=mem.confidence, occurred_at=mem.observed_at, status=mem.status,
+            id=mem.pk,
+            category=mem.category,
+            kind=mem.kind,
+            content=mem.content,
+            entities=list(mem.entities),
+            slot=mem.slot,
+            values=list(mem.slot_values),
+            confidence=mem.confidence,
+            occurred_at=mem.observed_at,
+            status=mem.status,
         )
         for mem in rows.values()
     ]
@@ -398,10 +448,18 @@ def _redacted_candidate(candidate: Candidate) -> Candidate:
     values = [pii.redact(v).text for v in candidate.values]
     entities = [pii.redact(e).text for e in candidate.entities]
     return Candidate(
-        content=content, category=candidate.category, kind=candidate.kind, entities=entities,
-        importance=candidate.importance, confidence=candidate.confidence, slot=candidate.slot,
-        values=values, source_index=candidate.source_index, source_quote=quote,
-        triple=candidate.triple, valid_to=candidate.valid_to,
+        content=content,
+        category=candidate.category,
+        kind=candidate.kind,
+        entities=entities,
+        importance=candidate.importance,
+        confidence=candidate.confidence,
+        slot=candidate.slot,
+        values=values,
+        source_index=candidate.source_index,
+        source_quote=quote,
+        triple=candidate.triple,
+        valid_to=candidate.valid_to,
     )
 
 
@@ -455,13 +513,26 @@ def memory_ingest(
         decision = decisions.decide(candidate, occurred_at, existing, similarity)
         target = rows.get(decision.target_id) if decision.target_id else None
         fields = {
-            "source_event": source_event, "embedding": embedding,
-            "search_text": search_text, "linked_doc_id": linked_doc_id, "pinned": pinned,
+            "source_event": source_event,
+            "embedding": embedding,
+            "search_text": search_text,
+            "linked_doc_id": linked_doc_id,
+            "pinned": pinned,
         }
-        if decision.action == decisions.MERGE and target is not None:
+        if decision.action == decisions.MERGE and target is not None and decision.update_content:
+            # The same statement restated with more detail: a new version, not a silent edit.
+            result = _apply_supersede(
+                locked, target, candidate, occurred_at, actor, decision, fields, carry_evidence=True
+            )
+        elif decision.action == decisions.MERGE and target is not None:
             result = _apply_merge(target, candidate, occurred_at, source_event, actor, decision)
         elif decision.action == decisions.SUPERSEDE and target is not None:
-            result = _apply_supersede(locked, target, candidate, occurred_at, actor, decision, fields)
+            result = _apply_supersede(
+                locked, target, candidate, occurred_at, actor, decision, fields
+            )
+            for extra_id in decision.also_supersede:
+                if extra_id in rows and extra_id != target.pk:
+                    _retire(rows[extra_id], result.memory, occurred_at, actor, decision.reason)
         elif decision.action in (decisions.OBSERVE_CONFLICT, decisions.OBSERVE_LOW_CONFIDENCE):
             result = _apply_observe(locked, target, candidate, occurred_at, actor, decision, fields)
         else:
@@ -472,21 +543,35 @@ def memory_ingest(
 
 
 def _new_memory(
-    subject: Subject, candidate: Candidate, occurred_at: dt.datetime, status: str,
-    fields: dict[str, Any], **overrides: Any,
+    subject: Subject,
+    candidate: Candidate,
+    occurred_at: dt.datetime,
+    status: str,
+    fields: dict[str, Any],
+    **overrides: Any,
 ) -> Memory:
     triple = candidate.triple or ("", "", "")
     memory = Memory(
-        tenant_id=subject.tenant_id, subject=subject, kind=candidate.kind,
-        category=candidate.category, content=candidate.content,
+        tenant_id=subject.tenant_id,
+        subject=subject,
+        kind=candidate.kind,
+        category=candidate.category,
+        content=candidate.content,
         entities=list(dict.fromkeys(candidate.entities))[:50],
         importance=round(float(candidate.importance), 4),
-        confidence=round(float(candidate.confidence), 4), status=status,
-        source_quote=candidate.source_quote[:2000], observed_at=occurred_at,
-        valid_from=occurred_at, valid_to=candidate.valid_to, slot=candidate.slot[:120],
-        slot_values=[v[:120] for v in candidate.values][:20], fact_subject=triple[0][:200],
-        fact_predicate=triple[1][:200], fact_object=triple[2][:200],
-        embedding_model=get_embedder().name, **fields,
+        confidence=round(float(candidate.confidence), 4),
+        status=status,
+        source_quote=candidate.source_quote[:2000],
+        observed_at=occurred_at,
+        valid_from=occurred_at,
+        valid_to=candidate.valid_to,
+        slot=candidate.slot[:120],
+        slot_values=[v[:120] for v in candidate.values][:20],
+        fact_subject=triple[0][:200],
+        fact_predicate=triple[1][:200],
+        fact_object=triple[2][:200],
+        embedding_model=get_embedder().name,
+        **fields,
     )
     for key, value in overrides.items():
         setattr(memory, key, value)
@@ -498,42 +583,92 @@ def _audit_memory(
     actor: Actor, action: str, memory: Memory, reason: str = "", changed: Iterable[str] = ()
 ) -> None:
     audit_record(
-        actor=actor, action=action, target=memory, tenant_id=memory.tenant_id,
-        subject_id=memory.subject_id, reason=reason, changed_fields=changed,
+        actor=actor,
+        action=action,
+        target=memory,
+        tenant_id=memory.tenant_id,
+        subject_id=memory.subject_id,
+        reason=reason,
+        changed_fields=changed,
     )
 
 
 def _apply_merge(
-    target: Memory, candidate: Candidate, occurred_at: dt.datetime, source_event: Event | None,
-    actor: Actor, decision: decisions.Decision,
+    target: Memory,
+    candidate: Candidate,
+    occurred_at: dt.datetime,
+    source_event: Event | None,
+    actor: Actor,
+    decision: decisions.Decision,
 ) -> WriteResult:
     """Same statement again: keep one memory, remember the new evidence."""
     evidence = list(target.evidence)
     if len(evidence) < 50:
-        evidence.append({
-            "event_id": source_event.pk if source_event else None,
-            "quote": candidate.source_quote[:500], "at": occurred_at.isoformat(),
-        })
+        evidence.append(
+            {
+                "event_id": source_event.pk if source_event else None,
+                "quote": candidate.source_quote[:500],
+                "at": occurred_at.isoformat(),
+            }
+        )
     target.evidence = evidence
     target.merge_count += 1
     target.importance = max(target.importance, round(float(candidate.importance), 4))
     target.confidence = max(target.confidence, round(float(candidate.confidence), 4))
     target.entities = list(dict.fromkeys([*target.entities, *candidate.entities]))[:50]
-    target.save(update_fields=["evidence", "merge_count", "importance", "confidence", "entities",
-                               "updated_at"])
-    _audit_memory(actor, "memory.merge", target, decision.reason,
-                  ["evidence", "importance", "confidence"])
+    target.save(
+        update_fields=[
+            "evidence",
+            "merge_count",
+            "importance",
+            "confidence",
+            "entities",
+            "updated_at",
+        ]
+    )
+    _audit_memory(
+        actor, "memory.merge", target, decision.reason, ["evidence", "importance", "confidence"]
+    )
     return WriteResult(action="merged", memory=target, reason=decision.reason)
 
 
 def _apply_supersede(
-    subject: Subject, old: Memory, candidate: Candidate, occurred_at: dt.datetime, actor: Actor,
-    decision: decisions.Decision, fields: dict[str, Any],
+    subject: Subject,
+    old: Memory,
+    candidate: Candidate,
+    occurred_at: dt.datetime,
+    actor: Actor,
+    decision: decisions.Decision,
+    fields: dict[str, Any],
+    carry_evidence: bool = False,
 ) -> WriteResult:
+    carried: dict[str, Any] = {}
+    if carry_evidence:
+        carried = {
+            "evidence": [
+                *old.evidence,
+                {
+                    "event_id": old.source_event_id,
+                    "quote": old.source_quote[:500],
+                    "at": old.observed_at.isoformat(),
+                },
+            ][-50:],
+            "merge_count": old.merge_count + 1,
+            "hit_count": old.hit_count,
+            "importance": max(old.importance, round(float(candidate.importance), 4)),
+            "pinned": old.pinned or fields["pinned"],
+        }
     new = _new_memory(
-        subject, candidate, occurred_at, Memory.Status.ACTIVE, fields,
-        version=old.version + 1, supersedes=old, lineage=old.lineage,
+        subject,
+        candidate,
+        occurred_at,
+        Memory.Status.ACTIVE,
+        fields,
+        version=old.version + 1,
+        supersedes=old,
+        lineage=old.lineage,
         change_reason=decision.reason[:200],
+        **carried,
     )
     _retire(old, new, occurred_at, actor, decision.reason)
     _audit_memory(actor, "memory.supersede", new, decision.reason, ["version", "supersedes"])
@@ -547,15 +682,21 @@ def _retire(old: Memory, new: Memory, at: dt.datetime, actor: Actor, reason: str
     old.save(update_fields=["status", "superseded_by", "valid_to", "updated_at"])
     # Open review items about the retired version are moot now.
     Observation.objects.filter(memory=old, status=Observation.Status.PENDING).update(
-        status=Observation.Status.REJECTED, resolved_at=timezone.now(),
+        status=Observation.Status.REJECTED,
+        resolved_at=timezone.now(),
         note="superseded by a newer version",
     )
     _audit_memory(actor, "memory.retire", old, reason, ["status", "superseded_by", "valid_to"])
 
 
 def _apply_observe(
-    subject: Subject, related: Memory | None, candidate: Candidate, occurred_at: dt.datetime,
-    actor: Actor, decision: decisions.Decision, fields: dict[str, Any],
+    subject: Subject,
+    related: Memory | None,
+    candidate: Candidate,
+    occurred_at: dt.datetime,
+    actor: Actor,
+    decision: decisions.Decision,
+    fields: dict[str, Any],
 ) -> WriteResult:
     kind = (
         Observation.Kind.CONFLICT
@@ -564,22 +705,33 @@ def _apply_observe(
     )
     memory = _new_memory(subject, candidate, occurred_at, Memory.Status.OBSERVED, fields)
     observation = Observation.objects.create(
-        tenant_id=subject.tenant_id, subject=subject, kind=kind, memory=memory,
-        candidate=_candidate_payload(candidate, occurred_at), reason=decision.reason[:300],
+        tenant_id=subject.tenant_id,
+        subject=subject,
+        kind=kind,
+        memory=memory,
+        candidate=_candidate_payload(candidate, occurred_at),
+        reason=decision.reason[:300],
     )
     if related is not None:
         observation.related_memories.add(related)
     _audit_memory(actor, "memory.observe", memory, decision.reason)
-    return WriteResult(action="observed", memory=memory, observation=observation,
-                       reason=decision.reason)
+    return WriteResult(
+        action="observed", memory=memory, observation=observation, reason=decision.reason
+    )
 
 
 def _candidate_payload(candidate: Candidate, occurred_at: dt.datetime) -> dict[str, Any]:
     return {
-        "content": candidate.content, "category": candidate.category, "kind": candidate.kind,
-        "entities": candidate.entities, "importance": candidate.importance,
-        "confidence": candidate.confidence, "slot": candidate.slot, "values": candidate.values,
-        "source_quote": candidate.source_quote, "occurred_at": occurred_at.isoformat(),
+        "content": candidate.content,
+        "category": candidate.category,
+        "kind": candidate.kind,
+        "entities": candidate.entities,
+        "importance": candidate.importance,
+        "confidence": candidate.confidence,
+        "slot": candidate.slot,
+        "values": candidate.values,
+        "source_quote": candidate.source_quote,
+        "occurred_at": occurred_at.isoformat(),
     }
 
 
@@ -587,29 +739,41 @@ def _candidate_payload(candidate: Candidate, occurred_at: dt.datetime) -> dict[s
 
 
 def memory_correct(
-    *, memory: Memory, actor: Actor, content: str | None = None, reason: str = "correction",
+    *,
+    memory: Memory,
+    actor: Actor,
+    content: str | None = None,
+    reason: str = "correction",
     **changes: Any,
 ) -> Memory:
     """A correction makes a new version; the old one is superseded (never overwritten)."""
-    allowed = {"category", "kind", "entities", "importance", "confidence", "pinned",
-               "linked_doc_id"}
+    allowed = {
+        "category",
+        "kind",
+        "entities",
+        "importance",
+        "confidence",
+        "pinned",
+        "linked_doc_id",
+    }
     unknown = set(changes) - allowed
     if unknown:
         raise ApplicationError("invalid", f"Cannot change {', '.join(sorted(unknown))}.")
     new_content = content if content is not None else memory.content
     candidate = Candidate(
-        content=new_content, category=changes.get("category", memory.category),
+        content=new_content,
+        category=changes.get("category", memory.category),
         kind=changes.get("kind", memory.kind),
         entities=list(changes.get("entities", memory.entities)),
         importance=changes.get("importance", memory.importance),
-        confidence=changes.get("confidence", memory.confidence), slot=memory.slot,
-        values=list(memory.slot_values), source_quote=memory.source_quote,
+        confidence=changes.get("confidence", memory.confidence),
+        slot=memory.slot,
+        values=list(memory.slot_values),
+        source_quote=memory.source_quote,
     )
     validate_candidate(candidate)
     candidate = _redacted_candidate(candidate)
-    embedding = (
-        _embed([candidate.content])[0] if candidate.content != memory.content else None
-    )
+    embedding = _embed([candidate.content])[0] if candidate.content != memory.content else None
     now = timezone.now()
     with transaction.atomic():
         Subject.objects.select_for_update().filter(pk=memory.subject_id).first()
@@ -627,13 +791,31 @@ def memory_correct(
         }
         status = old.status if old.status != Memory.Status.OBSERVED else Memory.Status.ACTIVE
         new = _new_memory(
-            old.subject, candidate, now, status, fields, version=old.version + 1,
-            supersedes=old, lineage=old.lineage, change_reason=reason[:200],
-            evidence=old.evidence, hit_count=old.hit_count, observed_at=old.observed_at,
+            old.subject,
+            candidate,
+            now,
+            status,
+            fields,
+            version=old.version + 1,
+            supersedes=old,
+            lineage=old.lineage,
+            change_reason=reason[:200],
+            evidence=old.evidence,
+            hit_count=old.hit_count,
+            observed_at=old.observed_at,
         )
         changed = [
-            name for name in ("content", "category", "kind", "entities", "importance",
-                              "confidence", "pinned", "linked_doc_id")
+            name
+            for name in (
+                "content",
+                "category",
+                "kind",
+                "entities",
+                "importance",
+                "confidence",
+                "pinned",
+                "linked_doc_id",
+            )
             if getattr(new, name) != getattr(old, name)
         ]
         _retire(old, new, now, actor, reason)
@@ -653,28 +835,34 @@ def memory_delete(*, memory: Memory, actor: Actor, reason: str = "") -> None:
         Memory.objects.filter(superseded_by_id=memory_id).update(superseded_by=None)
         Memory.objects.filter(pk=memory_id).delete()
         audit_record(
-            actor=actor, action="memory.delete", target_type="memory.memory",
-            target_id=memory_id, tenant_id=tenant_id, subject_id=subject_id, reason=reason,
+            actor=actor,
+            action="memory.delete",
+            target_type="memory.memory",
+            target_id=memory_id,
+            tenant_id=tenant_id,
+            subject_id=subject_id,
+            reason=reason,
         )
 
 
 def memory_record_read(
-    *, actor: Actor, subject: Subject | None, action: str, target_id: Any = "",
+    *,
+    actor: Actor,
+    subject: Subject | None,
+    action: str,
+    target_id: Any = "",
     tenant_id: int | None = None,
 ) -> None:
     """Reads of personal data leave an audit entry too."""
     with transaction.atomic():
         audit_record(
-            actor=actor, action=action,
+            actor=actor,
+            action=action,
             target_type="memory.subject" if not target_id else "memory.memory",
             target_id=target_id or (subject.pk if subject else ""),
             tenant_id=subject.tenant_id if subject else tenant_id,
             subject_id=subject.pk if subject else None,
         )
-
-
-def new_lineage() -> uuid.UUID:
-    return uuid.uuid4()
 
 
 def agent_subject_grant(*, agent: Agent, subject: Subject, actor: Actor) -> None:
@@ -684,10 +872,71 @@ def agent_subject_grant(*, agent: Agent, subject: Subject, actor: Actor) -> None
     with transaction.atomic():
         assign_perm("memory.access_subject", agent.user, subject)
         audit_record(
-            actor=actor, action="agent.grant_subject", target=agent, tenant_id=agent.tenant_id,
+            actor=actor,
+            action="agent.grant_subject",
+            target=agent,
+            tenant_id=agent.tenant_id,
             subject_id=subject.pk,
         )
 
 
-def low_confidence_threshold() -> float:
-    return float(settings.ENGRAM_LOW_CONFIDENCE)
+# --------------------------------------------------------------------------- recall side effects
+
+
+def recall_record(*, trace: dict[str, Any], actor: Actor) -> RecallTrace | None:
+    """Store a recall trace, bump hit counts of the returned memories, audit the read.
+
+    Runs after the answer was sent (a task; inline only when the broker is down). Skips
+    silently when the subject was erased meanwhile.
+    """
+    subject = Subject.objects.filter(pk=trace["subject_id"]).first()
+    if subject is None:
+        return None
+    selected = [int(pk) for pk in trace["selected_ids"]]
+    now = timezone.now()
+    with transaction.atomic():
+        row, created = RecallTrace.objects.get_or_create(
+            trace_id=trace["trace_id"],
+            defaults={
+                "tenant_id": subject.tenant_id,
+                "subject": subject,
+                "agent_id": trace.get("agent_id"),
+                "query": trace["query"],
+                "route": trace["route"],
+                "parameters": trace["parameters"],
+                "candidates": trace["candidates"],
+                "selected_ids": selected,
+                "context": trace["context"],
+                "token_count": trace["token_count"],
+                "timings_ms": trace["timings_ms"],
+                "total_ms": trace["total_ms"],
+            },
+        )
+        if not created:  # a re-delivered task: already recorded
+            return row
+        if selected:
+            Memory.objects.filter(pk__in=selected, subject=subject).update(
+                hit_count=F("hit_count") + 1, last_accessed_at=now
+            )
+        audit_record(
+            actor=actor,
+            action="memory.recall",
+            target=row,
+            tenant_id=subject.tenant_id,
+            subject_id=subject.pk,
+            changed_fields=["hit_count"] if selected else [],
+        )
+    return row
+
+
+def recall_record_later(*, trace: dict[str, Any], actor: Actor) -> None:
+    from memory.tasks import record_recall as record_recall_task
+
+    try:
+        record_recall_task.delay(
+            trace,
+            {"type": actor.type, "id": actor.id, "request_id": actor.request_id, "ip": actor.ip},
+        )
+    except Exception:  # noqa: BLE001 - broker down: record inline rather than lose the trace
+        logger.warning("broker unavailable; recording recall trace inline")
+        recall_record(trace=trace, actor=actor)

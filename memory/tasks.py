@@ -5,7 +5,9 @@ from typing import Any
 from celery import shared_task
 
 
-def _mark_failed(self: Any, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+def _mark_failed(
+    self: Any, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any
+) -> None:
     from memory.services import events_mark_failed
 
     event_ids = args[0] if args else kwargs.get("event_ids", [])
@@ -34,3 +36,11 @@ def sweep_pending_events() -> int:
     from memory.services import events_sweep_pending
 
     return events_sweep_pending(older_than_seconds=settings.ENGRAM_PENDING_SWEEP_AGE)
+
+
+@shared_task(acks_late=True, max_retries=3)
+def record_recall(trace: dict, actor: dict) -> None:
+    from audit.services import Actor
+    from memory.services import recall_record
+
+    recall_record(trace=trace, actor=Actor(**actor))

@@ -15,4 +15,10 @@ urlpatterns = [
         apis.MemoryHistoryApi.as_view(),
         name="api-memory-history",
     ),
+    path("subjects/<str:subject_id>/recall", apis.RecallApi.as_view(), name="api-recall"),
+    path(
+        "subjects/<str:subject_id>/sessions/<str:session_id>/context",
+        apis.SessionContextApi.as_view(),
+        name="api-session-context",
+    ),
 ]

@@ -9,4 +9,8 @@ from memory import selectors
 
 @login_required
 def console_home(request: HttpRequest) -> HttpResponse:
-    return render(request, "memory/console_home.html", {"stats": selectors.console_overview(user=request.user)})
+    return render(
+        request,
+        "memory/console_home.html",
+        {"stats": selectors.console_overview(user=request.user)},
+    )

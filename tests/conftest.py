@@ -51,17 +51,30 @@ class Cast:
 def cast(db) -> Cast:
     tenant_a = tenant_get_or_create(slug="acme", actor=SYSTEM)
     tenant_b = tenant_get_or_create(slug="globex", actor=SYSTEM)
-    alice = agent_create(tenant=tenant_a, name="alice", scopes=["read", "write", "erase"],
-                         actor=SYSTEM)
-    bob = agent_create(tenant=tenant_a, name="bob", scopes=["read"], actor=SYSTEM,
-                       restricted_to_granted_subjects=True)
-    charlie = agent_create(tenant=tenant_b, name="charlie", scopes=["read", "write", "erase"],
-                           actor=SYSTEM)
+    alice = agent_create(
+        tenant=tenant_a, name="alice", scopes=["read", "write", "erase"], actor=SYSTEM
+    )
+    bob = agent_create(
+        tenant=tenant_a,
+        name="bob",
+        scopes=["read"],
+        actor=SYSTEM,
+        restricted_to_granted_subjects=True,
+    )
+    charlie = agent_create(
+        tenant=tenant_b, name="charlie", scopes=["read", "write", "erase"], actor=SYSTEM
+    )
     granted = subject_get_or_create(tenant=tenant_a, external_id="granted-1", actor=SYSTEM)
     agent_subject_grant(agent=bob.agent, subject=granted, actor=SYSTEM)
     return Cast(
-        tenant_a=tenant_a, tenant_b=tenant_b, alice=alice.agent, alice_key=alice.key,
-        bob=bob.agent, bob_key=bob.key, charlie=charlie.agent, charlie_key=charlie.key,
+        tenant_a=tenant_a,
+        tenant_b=tenant_b,
+        alice=alice.agent,
+        alice_key=alice.key,
+        bob=bob.agent,
+        bob_key=bob.key,
+        charlie=charlie.agent,
+        charlie_key=charlie.key,
         granted_subject=granted,
     )
 

@@ -71,7 +71,9 @@ TEMPLATES = [
 DATABASE_URL = env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/engram")
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
-    raise ImproperlyConfigured("Engram needs PostgreSQL with pgvector (DATABASE_URL=postgres://...).")
+    raise ImproperlyConfigured(
+        "Engram needs PostgreSQL with pgvector (DATABASE_URL=postgres://...)."
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -180,3 +182,4 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("ENGRAM_LOG_LEVEL", "INFO")},
     "loggers": {"jieba": {"level": "WARNING"}},
 }
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ENGRAM_MAX_REQUEST_BYTES", 10 * 1024 * 1024, minimum=1024)

@@ -6,8 +6,8 @@ os.environ.setdefault("DJANGO_DEBUG", "false")
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-secret-key-not-for-production")
 os.environ.setdefault("ENGRAM_EMBEDDER", "hashing")
 
-from .base import *  # noqa: E402,F403
-from .base import REDIS_URL  # noqa: E402
+from .base import *  # noqa: F403
+from .base import REDIS_URL
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

@@ -11,7 +11,9 @@ from memory.extraction.base import Extractor
 def get_extractor() -> Extractor:
     if settings.ENGRAM_EXTRACTOR == "llm":
         if not settings.OPENAI_API_KEY:
-            raise RuntimeError("ENGRAM_EXTRACTOR=llm needs OPENAI_API_KEY (and optionally OPENAI_BASE_URL).")
+            raise RuntimeError(
+                "ENGRAM_EXTRACTOR=llm needs OPENAI_API_KEY (and optionally OPENAI_BASE_URL)."
+            )
         from memory.extraction.llm import LLMExtractor
 
         return LLMExtractor.from_env()

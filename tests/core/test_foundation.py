@@ -18,8 +18,12 @@ DB_REFUSALS = (InternalError, ProgrammingError, IntegrityError)
 def event(cast) -> Event:
     subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
     return Event.objects.create(
-        subject=subject, session_id="s1", role="user", content="我不吃辣",
-        occurred_at=timezone.now(), content_hash="x",
+        subject=subject,
+        session_id="s1",
+        role="user",
+        content="我不吃辣",
+        occurred_at=timezone.now(),
+        content_hash="x",
     )
 
 
@@ -60,9 +64,12 @@ def test_it_refuses_to_change_or_delete_audit_entries(db):
     entry = audit_record(actor=SYSTEM, action="test.action")
     with pytest.raises(DB_REFUSALS, match="append-only"), transaction.atomic():
         AuditEntry.objects.filter(pk=entry.pk).update(action="tampered")
-    with pytest.raises(DB_REFUSALS, match="append-only"), transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("DELETE FROM audit_auditentry WHERE id = %s", [entry.pk])
+    with (
+        pytest.raises(DB_REFUSALS, match="append-only"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute("DELETE FROM audit_auditentry WHERE id = %s", [entry.pk])
     entry.refresh_from_db()
     assert entry.action == "test.action"
 
@@ -80,8 +87,13 @@ def test_it_enforces_score_ranges_in_the_database(cast, field, value):
     now = timezone.now()
     with pytest.raises(IntegrityError), transaction.atomic():
         Memory.objects.create(
-            tenant=cast.tenant_a, subject=subject, category="fact", content="x",
-            observed_at=now, valid_from=now, **{field: value},
+            tenant=cast.tenant_a,
+            subject=subject,
+            category="fact",
+            content="x",
+            observed_at=now,
+            valid_from=now,
+            **{field: value},
         )
 
 

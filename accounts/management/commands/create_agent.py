@@ -33,6 +33,7 @@ class Command(BaseCommand):
             raise CommandError(exc.message) from exc
         self.stdout.write(
             f"Created agent {created.agent.name!r} in tenant {tenant.slug!r} "
-            f"with scopes {','.join(created.agent.scopes)}. Store the key now; it is not shown again:"
+            f"with scopes {','.join(created.agent.scopes)}. "
+            "Store the key now; it is not shown again:"
         )
         self.stdout.write(created.key)

@@ -1,5 +1,6 @@
+import contextlib
+
 import pytest
-from django.test import override_settings
 
 from memory.models import Event, Memory
 from tests.conftest import error_code
@@ -8,16 +9,27 @@ URL = "/api/v1/subjects/{}/events"
 
 
 def post_events(client, subject, events, extract="none", session="s1"):
-    return client.post(URL.format(subject), {"session_id": session, "events": events,
-                                             "extract": extract}, format="json")
+    return client.post(
+        URL.format(subject),
+        {"session_id": session, "events": events, "extract": extract},
+        format="json",
+    )
 
 
 def test_it_stores_events_and_returns_them(cast):
-    response = post_events(cast.alice_client, "u1", [
-        {"role": "user", "content": "你好", "client_event_id": "c1",
-         "occurred_at": "2026-01-01T10:00:00Z"},
-        {"role": "assistant", "content": "Hi!"},
-    ])
+    response = post_events(
+        cast.alice_client,
+        "u1",
+        [
+            {
+                "role": "user",
+                "content": "你好",
+                "client_event_id": "c1",
+                "occurred_at": "2026-01-01T10:00:00Z",
+            },
+            {"role": "assistant", "content": "Hi!"},
+        ],
+    )
     assert response.status_code == 201, response.json()
     body = response.json()
     assert [e["content"] for e in body["events"]] == ["你好", "Hi!"]
@@ -35,9 +47,14 @@ def test_it_is_idempotent_on_client_event_id(cast):
 
 
 def test_it_extracts_synchronously_in_chinese(cast):
-    response = post_events(cast.alice_client, "u1", [
-        {"role": "user", "content": "我不吃辣，以后推荐餐厅记得避开辣味。"},
-    ], extract="sync")
+    response = post_events(
+        cast.alice_client,
+        "u1",
+        [
+            {"role": "user", "content": "我不吃辣，以后推荐餐厅记得避开辣味。"},
+        ],
+        extract="sync",
+    )
     body = response.json()
     assert body["extraction"]["status"] == "done"
     contents = [r["memory"]["content"] for r in body["extraction"]["results"]]
@@ -48,67 +65,107 @@ def test_it_extracts_synchronously_in_chinese(cast):
 
 
 def test_it_extracts_synchronously_in_english(cast):
-    body = post_events(cast.alice_client, "u-en", [
-        {"role": "user", "content": "I always prefer aisle seats on flights."},
-    ], extract="sync").json()
+    body = post_events(
+        cast.alice_client,
+        "u-en",
+        [
+            {"role": "user", "content": "I always prefer aisle seats on flights."},
+        ],
+        extract="sync",
+    ).json()
     contents = [r["memory"]["content"] for r in body["extraction"]["results"]]
     assert any("aisle" in c.lower() for c in contents), contents
 
 
 def test_it_does_not_remember_small_talk_or_assistant_claims(cast):
-    body = post_events(cast.alice_client, "u1", [
-        {"role": "user", "content": "谢谢，今天天气不错。"},
-        {"role": "assistant", "content": "The user loves spicy food and lives in Paris."},
-    ], extract="sync").json()
+    body = post_events(
+        cast.alice_client,
+        "u1",
+        [
+            {"role": "user", "content": "谢谢，今天天气不错。"},
+            {"role": "assistant", "content": "The user loves spicy food and lives in Paris."},
+        ],
+        extract="sync",
+    ).json()
     assert body["extraction"]["results"] == []
     assert not Memory.objects.filter(subject__external_id="u1").exists()
 
 
 @pytest.mark.django_db(transaction=True)
 def test_async_extraction_runs_after_commit(cast):
-    post_events(cast.alice_client, "u-async", [
-        {"role": "user", "content": "我是素食者，推荐餐厅时注意。"},
-    ], extract="async")
+    post_events(
+        cast.alice_client,
+        "u-async",
+        [
+            {"role": "user", "content": "我是素食者，推荐餐厅时注意。"},
+        ],
+        extract="async",
+    )
     event = Event.objects.get(subject__external_id="u-async")
     assert event.extraction_status == "done"
     assert Memory.objects.filter(subject__external_id="u-async", content__contains="素").exists()
 
 
+@contextlib.contextmanager
+def broker_down():
+    """Point Celery at a port where nothing listens: a real connection failure."""
+    from config.celery import app
+
+    saved = (app.conf.broker_url, app.conf.broker_write_url, app.conf.task_always_eager)
+    app.conf.broker_url = app.conf.broker_write_url = "redis://127.0.0.1:1/0"
+    app.conf.task_always_eager = False
+    app._pool = None
+    app.amqp._producer_pool = None
+    try:
+        yield
+    finally:
+        app.conf.broker_url, app.conf.broker_write_url, app.conf.task_always_eager = saved
+        app._pool = None
+        app.amqp._producer_pool = None
+
+
 @pytest.mark.django_db(transaction=True)
 def test_it_keeps_events_pending_when_the_broker_is_down(cast):
-    with override_settings(CELERY_TASK_ALWAYS_EAGER=False,
-                           CELERY_BROKER_URL="redis://127.0.0.1:1/0"):
-        from config.celery import app
-
-        app.conf.broker_url = "redis://127.0.0.1:1/0"
-        app.conf.task_always_eager = False
-        try:
-            response = post_events(cast.alice_client, "u-down", [
-                {"role": "user", "content": "我不吃香菜。"}], extract="async")
-        finally:
-            app.conf.task_always_eager = True
-    assert response.status_code == 201
-    event = Event.objects.get(subject__external_id="u-down")
-    assert event.extraction_status == "pending"
+    with broker_down():
+        response = post_events(
+            cast.alice_client,
+            "u-down",
+            [{"role": "user", "content": "我不吃香菜。"}],
+            extract="async",
+        )
+        assert response.status_code == 201
+        event = Event.objects.get(subject__external_id="u-down")
+        assert event.extraction_status == "pending"
     # Broker back: the sweeper picks the event up and it gets extracted.
     from memory.services import events_sweep_pending
 
     assert events_sweep_pending(older_than_seconds=0) == 1
     event.refresh_from_db()
     assert event.extraction_status == "done"
+    assert Memory.objects.filter(subject__external_id="u-down", content__contains="香菜").exists()
 
 
-@pytest.mark.parametrize("body,field", [
-    ({"events": [{"role": "user", "content": "x"}]}, "session_id"),
-    ({"session_id": "s", "events": []}, "events"),
-    ({"session_id": "s", "events": [{"role": "robot", "content": "x"}]}, "events"),
-    ({"session_id": "s", "events": [{"role": "user", "content": ""}]}, "events"),
-    ({"session_id": "s", "events": [{"role": "user", "content": "x", "occurred_at": "yesterday"}]},
-     "events"),
-    ({"session_id": "s", "events": [{"role": "user", "content": "x"}], "extract": "later"},
-     "extract"),
-    ({"session_id": "s", "events": "nope"}, "events"),
-])
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({"events": [{"role": "user", "content": "x"}]}, "session_id"),
+        ({"session_id": "s", "events": []}, "events"),
+        ({"session_id": "s", "events": [{"role": "robot", "content": "x"}]}, "events"),
+        ({"session_id": "s", "events": [{"role": "user", "content": ""}]}, "events"),
+        (
+            {
+                "session_id": "s",
+                "events": [{"role": "user", "content": "x", "occurred_at": "yesterday"}],
+            },
+            "events",
+        ),
+        (
+            {"session_id": "s", "events": [{"role": "user", "content": "x"}], "extract": "later"},
+            "extract",
+        ),
+        ({"session_id": "s", "events": "nope"}, "events"),
+    ],
+)
 def test_it_rejects_invalid_bodies_with_the_error_shape(cast, body, field):
     response = cast.alice_client.post(URL.format("u1"), body, format="json")
     assert response.status_code == 400
@@ -118,8 +175,9 @@ def test_it_rejects_invalid_bodies_with_the_error_shape(cast, body, field):
 
 
 def test_it_rejects_malformed_json(cast):
-    response = cast.alice_client.post(URL.format("u1"), data="{not json",
-                                      content_type="application/json")
+    response = cast.alice_client.post(
+        URL.format("u1"), data="{not json", content_type="application/json"
+    )
     assert response.status_code == 400
     assert error_code(response) == "malformed_json"
 
@@ -140,8 +198,9 @@ def test_it_rejects_oversized_content(cast, settings):
 
 
 def test_it_rejects_a_bad_subject_id(cast):
-    response = post_events(cast.alice_client, "bad id with spaces", [{"role": "user",
-                                                                       "content": "x"}])
+    response = post_events(
+        cast.alice_client, "bad id with spaces", [{"role": "user", "content": "x"}]
+    )
     assert response.status_code == 400
     assert error_code(response) == "invalid_subject_id"
 
@@ -152,8 +211,9 @@ def test_it_lists_events_with_cursor_pagination(cast):
     page = cast.alice_client.get(URL.format("u1"), {"session_id": "s1", "limit": 2}).json()
     seen = [e["content"] for e in page["results"]]
     while page["next"]:
-        page = cast.alice_client.get(URL.format("u1"), {"session_id": "s1", "limit": 2,
-                                                         "cursor": page["next"]}).json()
+        page = cast.alice_client.get(
+            URL.format("u1"), {"session_id": "s1", "limit": 2, "cursor": page["next"]}
+        ).json()
         seen += [e["content"] for e in page["results"]]
     assert seen == [f"m{i}" for i in range(5)]
 
@@ -201,3 +261,12 @@ def test_revoked_keys_stop_working(cast):
 
     agent_revoke(agent=cast.alice, actor=SYSTEM)
     assert cast.alice_client.get(URL.format("u1")).status_code == 401
+
+
+def test_it_answers_413_for_an_oversized_body(cast, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2048
+    events = [{"role": "user", "content": "x" * 500} for _ in range(10)]
+    response = post_events(cast.alice_client, "u1", events)
+    assert response.status_code == 413
+    assert error_code(response) == "payload_too_large"
+    assert Event.objects.count() == 0

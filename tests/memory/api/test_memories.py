@@ -18,18 +18,41 @@ def test_it_creates_a_memory_with_every_contract_field(cast):
     body = response.json()
     assert body["action"] == "created"
     memory = body["memory"]
-    for key in ("id", "subject_id", "kind", "category", "content", "entities", "importance",
-                "confidence", "status", "version", "supersedes", "superseded_by",
-                "source_event_id", "source_quote", "linked_doc_id", "pinned", "hit_count",
-                "last_accessed_at", "valid_from", "created_at", "updated_at"):
+    for key in (
+        "id",
+        "subject_id",
+        "kind",
+        "category",
+        "content",
+        "entities",
+        "importance",
+        "confidence",
+        "status",
+        "version",
+        "supersedes",
+        "superseded_by",
+        "source_event_id",
+        "source_quote",
+        "linked_doc_id",
+        "pinned",
+        "hit_count",
+        "last_accessed_at",
+        "valid_from",
+        "created_at",
+        "updated_at",
+    ):
         assert key in memory
     assert memory["subject_id"] == "u1"
     assert memory["status"] == "active" and memory["version"] == 1
 
 
 def test_it_redacts_pii_before_writing(cast):
-    body = create(cast.alice_client, "u1", content="用户的手机号是 13812345678，邮箱 a.b@example.com",
-                  category="profile").json()
+    body = create(
+        cast.alice_client,
+        "u1",
+        content="用户的手机号是 13812345678，邮箱 a.b@example.com",
+        category="profile",
+    ).json()
     content = body["memory"]["content"]
     assert "13812345678" not in content and "a.b@example.com" not in content
     assert "[PHONE]" in content and "[EMAIL]" in content
@@ -44,8 +67,13 @@ def test_it_merges_a_duplicate(cast):
 
 
 def test_low_confidence_goes_to_the_review_queue(cast):
-    body = create(cast.alice_client, "u1", content="The user might like jazz", confidence=0.4,
-                  category="preference").json()
+    body = create(
+        cast.alice_client,
+        "u1",
+        content="The user might like jazz",
+        confidence=0.4,
+        category="preference",
+    ).json()
     assert body["action"] == "observed"
     assert body["memory"]["status"] == "observed"
     observation = Observation.objects.get(pk=body["observation_id"])
@@ -80,8 +108,13 @@ def test_delete_removes_the_row_physically(cast):
 def test_list_filters_by_status_category_and_keyword(cast):
     create(cast.alice_client, "u1")
     create(cast.alice_client, "u1", content="The user lives in Berlin", category="profile")
-    create(cast.alice_client, "u1", content="The user may move to Paris", confidence=0.3,
-           category="plan")
+    create(
+        cast.alice_client,
+        "u1",
+        content="The user may move to Paris",
+        confidence=0.3,
+        category="plan",
+    )
     everything = cast.alice_client.get(URL.format("u1")).json()["results"]
     assert len(everything) == 3
     active = cast.alice_client.get(URL.format("u1"), {"status": "active"}).json()["results"]
@@ -96,8 +129,12 @@ def test_list_filters_by_status_category_and_keyword(cast):
 
 def test_list_paginates(cast):
     for i in range(5):
-        create(cast.alice_client, "u1", content=f"The user owns {i} unrelated item type {i * 7}",
-               category="fact")
+        create(
+            cast.alice_client,
+            "u1",
+            content=f"The user owns {i} unrelated item type {i * 7}",
+            category="fact",
+        )
     page = cast.alice_client.get(URL.format("u1"), {"limit": 2}).json()
     ids = [m["id"] for m in page["results"]]
     while page["next"]:
@@ -106,14 +143,17 @@ def test_list_paginates(cast):
     assert len(ids) == len(set(ids)) == Memory.objects.count()
 
 
-@pytest.mark.parametrize("body,field", [
-    ({"content": "", "category": "fact"}, "content"),
-    ({"content": "x", "category": "gossip"}, "category"),
-    ({"content": "x", "category": "fact", "importance": 2}, "importance"),
-    ({"content": "x", "category": "fact", "confidence": "high"}, "confidence"),
-    ({"content": "x", "category": "fact", "kind": "dream"}, "kind"),
-    ({"content": "x", "category": "fact", "source_event_id": 999999}, "source_event_id"),
-])
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({"content": "", "category": "fact"}, "content"),
+        ({"content": "x", "category": "gossip"}, "category"),
+        ({"content": "x", "category": "fact", "importance": 2}, "importance"),
+        ({"content": "x", "category": "fact", "confidence": "high"}, "confidence"),
+        ({"content": "x", "category": "fact", "kind": "dream"}, "kind"),
+        ({"content": "x", "category": "fact", "source_event_id": 999999}, "source_event_id"),
+    ],
+)
 def test_it_rejects_invalid_memories(cast, body, field):
     response = cast.alice_client.post(URL.format("u1"), body, format="json")
     assert response.status_code == 400
@@ -152,8 +192,11 @@ def test_paused_subjects_refuse_writes(cast):
     response = create(cast.alice_client, "u1", content="new fact", category="fact")
     assert response.status_code == 423
     assert error_code(response) == "subject_paused"
-    events = cast.alice_client.post("/api/v1/subjects/u1/events", {
-        "session_id": "s", "events": [{"role": "user", "content": "hi"}]}, format="json")
+    events = cast.alice_client.post(
+        "/api/v1/subjects/u1/events",
+        {"session_id": "s", "events": [{"role": "user", "content": "hi"}]},
+        format="json",
+    )
     assert events.status_code == 423
 
 
@@ -162,6 +205,7 @@ def test_every_write_and_read_is_audited(cast):
 
     memory = create(cast.alice_client, "u1").json()["memory"]
     cast.alice_client.get(URL.format("u1") + f"/{memory['id']}")
-    actions = set(AuditEntry.objects.filter(actor_id=str(cast.alice.pk))
-                  .values_list("action", flat=True))
+    actions = set(
+        AuditEntry.objects.filter(actor_id=str(cast.alice.pk)).values_list("action", flat=True)
+    )
     assert {"subject.create", "memory.create", "memory.read"} <= actions

@@ -1,0 +1,140 @@
+"""Alias map: normalise entity names across Chinese and English surface forms.
+
+Data lives in memory/extraction/lexicon.py (ENTITIES: canonical -> (type, surfaces)).
+
+    normalize_entity("饭店") == "餐厅"; normalize_entity("hotel") == "酒店"
+    normalize_entities(["馆子", "restaurant", "Java"]) == ["餐厅", "Java"]
+    expand_entity("素食") == {"素食", "吃素", "vegetarian", ...}
+    find_entities("帮我找家 vegetarian 馆子") == ["素食", "餐厅"]
+
+Matching is case-insensitive; Latin surface forms match on word boundaries. A surface form
+written "=Go" in the data is case-sensitive ("Go" the language, not "go with").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from memory.extraction.lexicon import ENTITIES
+
+_LATIN = re.compile(r"[A-Za-z0-9]")
+
+
+def _key(s: str) -> str:
+    return re.sub(r"\s+", " ", s.strip().lower())
+
+
+def _build():
+    surface_to_canon: dict[str, str] = {}
+    case_sensitive: dict[str, str] = {}
+    forms: dict[str, set[str]] = {}
+    types: dict[str, str] = {}
+    for canon, (etype, surfaces) in ENTITIES.items():
+        types[canon] = etype
+        allf = {canon}
+        if "=" + canon not in surfaces:
+            surface_to_canon.setdefault(_key(canon), canon)
+        for s in surfaces:
+            if s.startswith("="):
+                case_sensitive[s[1:]] = canon
+                allf.add(s[1:])
+            else:
+                surface_to_canon.setdefault(_key(s), canon)
+                allf.add(s)
+        forms[canon] = allf
+    return surface_to_canon, case_sensitive, forms, types
+
+
+_SURFACE, _CASED, _FORMS, _TYPES = _build()
+
+
+_LENGTHS = sorted({len(k) for k in _SURFACE}, reverse=True)
+_CASED_LENGTHS = sorted({len(k) for k in _CASED}, reverse=True)
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    """Latin surface forms must not start/end inside a Latin word."""
+    if _is_word(text[start]) and start > 0 and _is_word(text[start - 1]):
+        return False
+    return not (_is_word(text[end - 1]) and end < len(text) and _is_word(text[end]))
+
+
+def normalize_entity(s: str) -> str:
+    """Canonical name of an entity surface form; unknown names come back stripped."""
+    if not s:
+        return ""
+    raw = s.strip()
+    if raw in _CASED:
+        return _CASED[raw]
+    return _SURFACE.get(_key(raw), raw)
+
+
+def normalize_entities(items) -> list[str]:
+    """Normalise and deduplicate (order-stable, case-insensitive)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for item in items or []:
+        canon = normalize_entity(str(item))
+        if canon and canon.lower() not in seen:
+            seen.add(canon.lower())
+            out.append(canon)
+    return out
+
+
+def expand_entity(s: str) -> set[str]:
+    """All known surface forms of an entity (including the canonical and the given form)."""
+    canon = normalize_entity(s)
+    return set(_FORMS.get(canon, set())) | {canon, s.strip()} - {""}
+
+
+def entity_type(s: str) -> str:
+    """Lexicon type of an entity ("city", "database", ...), "" when unknown."""
+    return _TYPES.get(normalize_entity(s), "")
+
+
+@lru_cache(maxsize=4096)
+def _find(text: str) -> tuple[tuple[int, str, str], ...]:
+    low = re.sub(r"\s", " ", text.lower())
+    n = len(low)
+    out: list[tuple[int, str, str]] = []
+    i = 0
+    while i < n:
+        if low[i] == " ":
+            i += 1
+            continue
+        hit = None
+        for length in _CASED_LENGTHS:
+            sub = text[i : i + length]
+            if len(sub) == length and sub in _CASED and _bounded(text, i, i + length):
+                hit = (length, _CASED[sub])
+                break
+        for length in _LENGTHS:
+            if hit and length <= hit[0]:
+                break
+            if i + length > n:
+                continue
+            canon = _SURFACE.get(low[i : i + length])
+            if canon and _bounded(low, i, i + length):
+                hit = (length, canon)
+                break
+        if hit:
+            out.append((i, hit[1], text[i : i + hit[0]]))
+            i += hit[0]
+        else:
+            i += 1
+    return tuple(out)
+
+
+def find_entity_spans(text: str) -> list[tuple[int, str, str]]:
+    """(offset, canonical, surface) for every entity mention, left to right."""
+    return list(_find(text or ""))
+
+
+def find_entities(text: str) -> list[str]:
+    """Canonical entities mentioned in a text (zh and en), order of first mention."""
+    return normalize_entities(c for _, c, _ in _find(text or ""))

@@ -1,0 +1,308 @@
+"""Pure core of the write decision service: what to do with one extracted candidate.
+
+The DB layer loads the subject's existing semantic/procedural memories whose status is
+active / observed / needs_review, computes cosine similarities between the candidate and them,
+and calls `decide`. Nothing here touches the database.
+
+Algorithm of `decide(candidate, occurred_at, existing, similarity)`:
+
+1. Episodic candidates are never merged or superseded: confidence < LOW_CONFIDENCE ->
+   "observe_low_confidence", else "create".
+2. Relate the candidate to every existing memory:
+   a. Slot relation (when both have a slot and the slots are compatible — equal, or one is the
+      unqualified form of the other, "meeting" ~ "meeting:产品部"): compare `values`:
+      - values are grouped by type (weekday, clock time, amount, style group, negated "!x",
+        name). Some shared type with disjoint values -> CONFLICT; an item stated positively
+        in one and negated ("!x") in the other -> CONFLICT. In list-like slots (allergy, food,
+        tools... MULTI_VALUE_SLOTS) disjoint names are unrelated, not a conflict.
+      - otherwise overlapping values, or both without values -> SAME.
+   b. Otherwise (no usable slot relation) by similarity: compatible categories, overlapping
+      entities (or none on either side) and cosine >= DEDUPE_SIMILARITY -> SAME; same category,
+      overlapping entities, cosine >= CONFLICT_SIMILARITY and contradicting value atoms
+      (numbers, weekdays, times found in the contents) -> CONFLICT.
+3. SAME with an active memory -> "merge" into the most similar one. `update_content` is set
+   when the candidate is newer, at least as confident and brings values/entities the memory
+   lacks (the service then refreshes content/category/values from the candidate).
+4. CONFLICT with an active memory: the candidate is firmer (confidence >= old + SUPERSEDE_MARGIN)
+   and newer (occurred_at later) -> "supersede" the old one (other conflicting active memories
+   that it also beats are listed in `also_supersede`); otherwise -> "observe_conflict".
+5. SAME with a non-active (observed / needs_review) memory and a low-confidence candidate ->
+   "merge" (repeating a tentative remark does not create another one).
+6. Confidence < LOW_CONFIDENCE -> "observe_low_confidence".
+7. Otherwise -> "create".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+
+from memory.extraction.base import Candidate
+from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
+
+DEDUPE_SIMILARITY = 0.85
+CONFLICT_SIMILARITY = 0.75
+SUPERSEDE_MARGIN = 0.15
+LOW_CONFIDENCE = 0.6
+EPS = 1e-6
+
+ACTIVE = "active"
+CREATE = "create"
+MERGE = "merge"
+SUPERSEDE = "supersede"
+OBSERVE_CONFLICT = "observe_conflict"
+OBSERVE_LOW_CONFIDENCE = "observe_low_confidence"
+ACTIONS = (CREATE, MERGE, SUPERSEDE, OBSERVE_CONFLICT, OBSERVE_LOW_CONFIDENCE)
+
+# Categories that may describe the same piece of knowledge (similarity-based dedupe only;
+# slot-based relations ignore categories because the slot defines the question).
+COMPATIBLE = {
+    "preference": {"preference", "decision", "correction", "fact"},
+    "plan": {"plan", "decision", "correction"},
+    "decision": {"decision", "preference", "plan", "fact", "correction"},
+    "fact": {"fact", "profile", "decision", "correction", "preference"},
+    "profile": {"profile", "fact", "correction"},
+    "correction": {"preference", "plan", "decision", "fact", "profile", "correction"},
+}
+
+
+@dataclass
+class ExistingMemory:
+    id: int
+    category: str
+    kind: str
+    content: str
+    entities: list[str] = field(default_factory=list)
+    slot: str = ""
+    values: list[str] = field(default_factory=list)
+    confidence: float = 0.8
+    occurred_at: dt.datetime | None = None
+    status: str = ACTIVE
+
+
+@dataclass
+class Decision:
+    action: str
+    target_id: int | None = None
+    reason: str = ""
+    update_content: bool = False
+    also_supersede: list[int] = field(default_factory=list)
+
+
+_DAY = re.compile(r"^(?:周[一二三四五六日]|周末)$")
+_TIME = re.compile(r"^\d{1,2}:\d{2}$")
+_PERIOD = {"上午", "下午", "中午", "晚上"}
+_NUM = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+def value_type(v: str) -> str:
+    if v.startswith("!"):
+        return "neg"
+    if _DAY.match(v):
+        return "day"
+    if _TIME.match(v) or v in _PERIOD:
+        return "time"
+    if _NUM.match(v):
+        return "amount"
+    if v in STYLE_ATOMS:
+        return "style:" + STYLE_ATOMS[v][0]
+    return "name"
+
+
+def _norm(v: str) -> str:
+    return v.strip().lower()
+
+
+def slots_compatible(a: str, b: str) -> bool:
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    ab, _, aq = a.partition(":")
+    bb, _, bq = b.partition(":")
+    return ab == bb and (not aq or not bq)
+
+
+def _multi(slot: str) -> bool:
+    base = slot.split(":")[0]
+    return slot in MULTI_VALUE_SLOTS or base in MULTI_VALUE_SLOTS
+
+
+def compare_values(slot: str, new: list[str], old: list[str]) -> str | None:
+    """ "same", "conflict" or None (unrelated) for two value lists of one slot."""
+    a = {_norm(v) for v in new}
+    b = {_norm(v) for v in old}
+    if not a and not b:
+        return "same"
+    pos_a = {v for v in a if not v.startswith("!")}
+    pos_b = {v for v in b if not v.startswith("!")}
+    neg_a = {v[1:] for v in a if v.startswith("!")}
+    neg_b = {v[1:] for v in b if v.startswith("!")}
+    if pos_a & neg_b or pos_b & neg_a:
+        return "conflict"
+    if a & b:
+        # overlap, but a differing weekday/time/amount still contradicts ("周二 10:00" vs "周二
+        # 15:00"); names may legitimately be listed alongside each other.
+        for t in ("day", "time", "amount"):
+            ta = {v for v in pos_a if value_type(v) == t}
+            tb = {v for v in pos_b if value_type(v) == t}
+            if ta and tb and not ta & tb:
+                return "conflict"
+        return "same"
+    if not a or not b:
+        return None
+    types_a: dict[str, set[str]] = {}
+    types_b: dict[str, set[str]] = {}
+    for v in pos_a:
+        types_a.setdefault(value_type(v), set()).add(v)
+    for v in pos_b:
+        types_b.setdefault(value_type(v), set()).add(v)
+    shared = set(types_a) & set(types_b)
+    if not shared:
+        return None
+    if _multi(slot):
+        shared.discard("name")
+    for t in shared:
+        if not types_a[t] & types_b[t]:
+            return "conflict"
+    return None
+
+
+_ATOM = re.compile(r"周[一二三四五六日]|\d{1,2}:\d{2}|\d+(?:\.\d+)?|[A-Za-z][A-Za-z0-9+#.-]+")
+
+
+def _atoms(text: str) -> set[str]:
+    return {a.lower() for a in _ATOM.findall(text or "")}
+
+
+def _overlap(a: list[str], b: list[str]) -> bool:
+    if not a or not b:
+        return True
+    return bool({x.lower() for x in a} & {x.lower() for x in b})
+
+
+def relate(candidate: Candidate, mem: ExistingMemory, sim: float) -> str | None:
+    """ "same", "conflict" or None between a candidate and an existing memory."""
+    if candidate.slot and mem.slot and slots_compatible(candidate.slot, mem.slot):
+        rel = compare_values(candidate.slot, candidate.values, mem.values)
+        if rel is not None:
+            return rel
+    if not _overlap(candidate.entities, mem.entities):
+        return None
+    if sim >= DEDUPE_SIMILARITY and mem.category in COMPATIBLE.get(candidate.category, ()):
+        if candidate.slot and mem.slot and not slots_compatible(candidate.slot, mem.slot):
+            return None
+        new_atoms, old_atoms = _atoms(candidate.content), _atoms(mem.content)
+        if (
+            new_atoms
+            and old_atoms
+            and not (new_atoms & old_atoms)
+            and candidate.category == mem.category
+            and candidate.entities
+            and mem.entities
+        ):
+            return "conflict"
+        return "same"
+    if (
+        sim >= CONFLICT_SIMILARITY
+        and candidate.category == mem.category
+        and candidate.entities
+        and mem.entities
+        and not (candidate.slot and mem.slot)
+    ):
+        new_atoms = {a for a in _atoms(candidate.content) if re.match(r"[\d周]", a)}
+        old_atoms = {a for a in _atoms(mem.content) if re.match(r"[\d周]", a)}
+        if new_atoms and old_atoms and not new_atoms & old_atoms:
+            return "conflict"
+    return None
+
+
+def _newer(a: dt.datetime | None, b: dt.datetime | None) -> bool:
+    if a is None or b is None:
+        return a is not None or b is None
+    if (a.tzinfo is None) != (b.tzinfo is None):
+        a, b = a.replace(tzinfo=None), b.replace(tzinfo=None)
+    return a > b
+
+
+def _adds_information(candidate: Candidate, mem: ExistingMemory) -> bool:
+    new_vals = {_norm(v) for v in candidate.values} - {_norm(v) for v in mem.values}
+    new_ents = {e.lower() for e in candidate.entities} - {e.lower() for e in mem.entities}
+    new_atoms = {a for a in _atoms(candidate.content) if a[0].isdigit()} - _atoms(mem.content)
+    return bool(new_vals or new_ents or new_atoms)
+
+
+def decide(
+    candidate: Candidate,
+    occurred_at: dt.datetime | None,
+    existing: list[ExistingMemory],
+    similarity: dict[int, float],
+) -> Decision:
+    """Decide create / merge / supersede / observe_* for one candidate (see module doc)."""
+    low = candidate.confidence < LOW_CONFIDENCE - EPS
+    if candidate.kind == "episodic":
+        if low:
+            return Decision("observe_low_confidence", None, "episodic, low confidence")
+        return Decision("create", None, "episodic memories are never merged or superseded")
+
+    same_active: list[tuple[float, ExistingMemory]] = []
+    same_other: list[tuple[float, ExistingMemory]] = []
+    conflicts: list[tuple[float, ExistingMemory]] = []
+    for mem in existing:
+        if mem.kind == "episodic":
+            continue
+        sim = float(similarity.get(mem.id, 0.0))
+        rel = relate(candidate, mem, sim)
+        if rel == "same":
+            (same_active if mem.status == ACTIVE else same_other).append((sim, mem))
+        elif rel == "conflict" and mem.status == ACTIVE:
+            conflicts.append((sim, mem))
+
+    if same_active:
+        sim, mem = max(same_active, key=lambda x: (x[0], x[1].confidence))
+        update = (
+            not low
+            and _newer(occurred_at, mem.occurred_at)
+            and candidate.confidence >= mem.confidence - 0.05
+            and _adds_information(candidate, mem)
+        )
+        how = f"slot {candidate.slot}" if candidate.slot and mem.slot else f"cosine {sim:.2f}"
+        return Decision("merge", mem.id, f"duplicate of #{mem.id} ({how})", update_content=update)
+
+    if conflicts:
+        conflicts.sort(key=lambda x: (-x[0], -x[1].confidence))
+        beaten = [
+            m
+            for _, m in conflicts
+            if candidate.confidence + EPS >= m.confidence + SUPERSEDE_MARGIN
+            and _newer(occurred_at, m.occurred_at)
+        ]
+        if beaten and not low:
+            target = beaten[0]
+            return Decision(
+                "supersede",
+                target.id,
+                f"firmer ({candidate.confidence:.2f} vs {target.confidence:.2f}) "
+                f"and newer statement contradicts #{target.id}",
+                also_supersede=[m.id for m in beaten[1:]],
+            )
+        target = conflicts[0][1]
+        return Decision(
+            "observe_conflict",
+            target.id,
+            f"contradicts #{target.id} but is not firmer by {SUPERSEDE_MARGIN} "
+            f"({candidate.confidence:.2f} vs {target.confidence:.2f}) or not newer",
+        )
+
+    if same_other and low:
+        sim, mem = max(same_other, key=lambda x: x[0])
+        return Decision("merge", mem.id, f"repeats tentative #{mem.id} ({mem.status})")
+
+    if low:
+        return Decision(
+            "observe_low_confidence",
+            None,
+            f"confidence {candidate.confidence:.2f} < {LOW_CONFIDENCE}",
+        )
+    return Decision("create", None, "new information")

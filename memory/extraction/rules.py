@@ -1,0 +1,1321 @@
+"""Offline rule-based extractor (`rules-v1`): Chinese, English and mixed conversations.
+
+Pipeline for every user turn in `turns[new_from:]` (assistant/tool/system turns are context):
+
+1. Split the turn into sentences (。！？；!?; newlines, ". " in English) and each sentence into
+   clauses (，,：:). Drop clauses that carry no fact about the person: bare acknowledgements
+   ("对", "好", "ok"), discourse fillers ("跟你说一下", "quick intro"), one-off task requests
+   ("帮我写…", "先给我列三家", "Book the 9:40") unless the sentence is a standing instruction
+   ("以后…", "whenever…", "for future flights…"), and clauses holding PII.
+2. Detect triggers on what is left: correction, decision, plan/goal, preference/taboo/standing
+   instruction (incl. answer-style atoms), profile, team/setup fact. Questions, small talk and
+   one-off preferences ("这次", "for this one") produce nothing.
+3. Score: plain statement 0.75; firm update/decision markers ("定了", "统一为", "新规定",
+   "from now on", "new standing order") 0.9-0.95; explicit correction 0.9; hedges ("可能",
+   "也许", "听说", "maybe", "not sure", "I wonder") 0.35-0.45. Emphasis ("千万", "一定", "记住",
+   "always", "never", "remember") raises importance; health/safety facts get 0.95.
+4. Rewrite into a declarative sentence about "用户"/"the user" (pronouns replaced, fillers dropped,
+   concrete words kept verbatim) and derive entities (alias map), slot and normalised values.
+5. Adjacent hits of one turn about the same topic are merged into one candidate.
+If a user turn has no trigger but answers the assistant's information question with a number or
+a known entity ("About 30, mostly Java" after "How many services?"), it becomes a fact (0.7).
+A correction whose wrong value appears in the assistant's previous paraphrase ("已记录：周二…")
+is rewritten as the corrected paraphrase ("用户更正：每周四下午两点周会…").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from memory.aliases import entity_type, find_entity_spans, normalize_entities
+from memory.extraction.base import Candidate, ExtractionResult, Turn
+from memory.extraction.lexicon import (
+    EMPHASIS_EN,
+    EMPHASIS_ZH,
+    FIRM_EN,
+    FIRM_ZH,
+    HEDGES_EN,
+    HEDGES_ZH,
+    SAFETY,
+    SLOT_CATEGORY,
+    STYLE_ATOMS,
+    STYLE_GENRES,
+    TOPIC_CUES,
+    TYPE_SLOT,
+)
+from memory.pii import contains_pii
+
+
+def _alt(items) -> re.Pattern:
+    return re.compile("|".join(f"(?:{i})" for i in items), re.IGNORECASE)
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+HEDGE_RE = _alt(HEDGES_ZH + HEDGES_EN)
+FIRM_RE = _alt(FIRM_ZH + FIRM_EN)
+EMPHASIS_RE = _alt(EMPHASIS_ZH + EMPHASIS_EN)
+SAFETY_RE = _alt(SAFETY)
+REPORTED_RE = re.compile(
+    r"(?:同事|朋友|别人|有人|老板|领导|他们|她|他)说|据说|听人说|"
+    r"\b(?:a (?:colleague|friend)|someone|people|they) (?:said|says|told)\b",
+    re.IGNORECASE,
+)
+STYLE_RES = [(atom, grp, re.compile(rx, re.IGNORECASE)) for atom, (grp, rx) in STYLE_ATOMS.items()]
+GENRE_RES = [(re.compile(rx, re.IGNORECASE), g) for rx, g in STYLE_GENRES]
+TOPIC_RES = [(re.compile(rx, re.IGNORECASE), slot) for rx, slot in TOPIC_CUES]
+STRONG_CUES = next(i for i, (_, slot) in enumerate(TOPIC_CUES) if slot == "coffee")
+
+# ---- clause filters ----------------------------------------------------------------------
+ACK_RE = re.compile(
+    r"^(?:好的?|好吧|好啊|对的?|对啊|嗯+|行|可以|是的?|没错|没问题|收到|明白了?|了解|谢谢(?:你)?|"
+    r"多谢|哈哈+|哦+|噢|啊|ok(?:ay)?|yes(?: please)?|yeah|yep|right|sure|thanks?(?: you)?|"
+    r"cool|great|got it|no|nope|hmm+|lol|ha+|fair enough|perfect|done|noted|please|"
+    r"(?:that's|that is|sounds) (?:great|good|fine|perfect|right)|awesome|nice)"
+    r"[啊呀吧的了哈!！。.,，~\s]*$",
+    re.IGNORECASE,
+)
+FILLER_RE = re.compile(
+    r"^(?:跟你说(?:一下|一声)?(?:背景)?|跟你同步(?:一下)?|同步一下|通知你一下|告诉你(?:一下|一声)?|"
+    r"提醒(?:你)?一下|帮我记(?:一下|住)?|记一下|你记一下|对了|另外|还有|好消息|坏消息|"
+    r"再说一遍啊?|千万记住|一定要记住|记住(?:了)?|千万别忘了|别忘了|请记住|你好|您好|不对|"
+    r"你听错了|你搞错了|你弄错了|错了|有道理|说真的|顺便说一下|补充一下|重申一下|这个很重要|"
+    r"quick intro[^:：]*|for context|fyi|just so you know|for the record|heads up|"
+    r"(?:a bit of |some )?background|reminder(?: for [\w ]+)?|please note|note|"
+    r"(?:please )?remember(?: that| this)?|"
+    r"by the way|btw|one more thing|following up[\w ]*|to be clear|important|"
+    r"let's lock (?:it|this|that) in|lock (?:it|this) in|decided then|final answer|"
+    r"(?:ok(?:ay)?,?\s*)?(?:so|and|also|actually))"
+    r"[啊呀吧的了!！。.,，:：\s]*$",
+    re.IGNORECASE,
+)
+TASK_ZH = re.compile(
+    r"^(?:你)?(?:再|先|快)?(?:帮我|给我|替我|帮忙|麻烦(?:你)?|请(?:你)?|你帮|你给|能不能|可不可以|"
+    r"可以帮我|帮|给我们|帮我们)"
+    r"|^(?:先|再)(?:给|帮|列|按|看|找|出|写|做|查|不用|这样)|^(?:先不用|下周再说|回头再说|到时候再说|再说吧)"
+    r"|^(?:出|列|写|查|找|订|约|发|整理|总结|翻译|对比|推荐|搜)(?:一个|一下|个|几)"
+)
+TASK_EN = re.compile(
+    r"^(?:please\s+|pls\s+|ok(?:ay)?,?\s+|so,?\s+|and\s+)?(?:book|find|get|grab|write|compare|show|"
+    r"give|help|make|send|draft|check|look|search|order|call|schedule|create|set up|scaffold|"
+    r"explain|tell|translate|summari[sz]e|list|start|can you|could you|would you|will you|"
+    r"let me know|i need you to|pick|reserve|fix|review|plan)\b",
+    re.IGNORECASE,
+)
+STANDING_RE = re.compile(
+    r"以后|今后|往后|下次|每次|每当|的时候|默认|总是|一直|一律|都(?:用|要|按|订|给|别|不)|任何时候|"
+    r"无论|不管|永远|\bever\b|\balways\b|\bnever\b|from now on|whenever|every time|each time|"
+    r"for (?:all )?future|in (?:the )?future|by default|going forward|\bwhen you\b|for any\b|"
+    r"for all\b|any time|anytime|standing (?:order|instruction|rule)",
+    re.IGNORECASE,
+)
+ONE_OFF_RE = re.compile(
+    r"这次|这一次|这回|本次|今天|今晚|this time|for this one|this one\b|today|"
+    r"tonight|for now|right now",
+    re.IGNORECASE,
+)
+QUESTION_END = re.compile(r"[？?]\s*$|(?:吗|呢|么|嘛)[。.!！…]*$")
+QUESTION_START = re.compile(
+    r"^(?:what|which|how|why|where|when|who|whom|whose|is|are|do|does|did|can|could|should|"
+    r"would|will|shall)\b|什么|怎么|为什么|哪(?:个|些|家|里|儿)|多少|几(?:个|点|天|号)|是不是|有没有|"
+    r"能不能|要不要|可不可以",
+    re.IGNORECASE,
+)
+
+# ---- triggers ------------------------------------------------------------------------------
+CORR_PAIR_ZH = [
+    re.compile(
+        r"(?:我)?(?:说|指|要|讲)的是\s*(.+?)\s*[，,、]\s*(?:而)?不是\s*(.+?)\s*(?:[。！!，,]|$)"
+    ),
+    re.compile(r"不是\s*(.+?)\s*[，,]?\s*(?:而)?是\s*(.+?)\s*(?:[。！!，,]|$)"),
+    re.compile(r"^(?:应该)?是\s*(.+?)\s*[，,]\s*不是\s*(.+?)\s*(?:[。！!，,]|$)"),
+]
+CORR_PAIR_EN = [
+    re.compile(
+        r"\bI (?:said|meant|asked for|wanted)\s+(.+?),?\s+not\s+(.+?)\s*(?:[.!;,]|$)", re.IGNORECASE
+    ),
+    re.compile(
+        r"\b(?:it's|it is|that's|that is|it was)\s+(.+?),\s*not\s+(.+?)\s*(?:[.!;,]|$)",
+        re.IGNORECASE,
+    ),
+    re.compile(r"^(?:no,?\s+)(.+?),\s*not\s+(.+?)\s*(?:[.!;,]|$)", re.IGNORECASE),
+]
+CORR_MARK = re.compile(
+    r"不对|错了|听错|搞错|弄错|记错|搞混|说错|更正|纠正|我说的是|不是.+而是|"
+    r"\bno,|\bwrong\b|\bI said\b|\bI meant\b|\bcorrection\b|\bnot what I\b",
+    re.IGNORECASE,
+)
+DECISION_RE = re.compile(
+    r"定了(?!个)|定下来|(?<![没未])决定|(?<![不没])确定(?!.*吗)|敲定|拍板|选定|定为|定一下|就这么定|"
+    r"就按.{0,12}(?:推进|来|办|执行|做|走|定)|最终(?:定|选|决定|采用|用|确定)|就用|"
+    r"\block(?:ed)? (?:it|this|that) in\b|"
+    r"(?<!nothing's )(?<!nothing is )(?<!not )(?<!n't )\bdecided\b|"
+    r"\blet's settle\b|\bsettled on\b|"
+    r"就定|\bgo(?:ing)? with\b|\bwe chose\b|\bfinal decision\b|\bagreed (?:on|to)\b|\bwe'll use\b|"
+    r"\bwe will use\b",
+    re.IGNORECASE,
+)
+PLAN_RE = re.compile(
+    r"目标|计划|打算|准备(?:用|去|在|要|把|换|上|做|采购|搞)|要去|将要|规划|截止|deadline|行程|出差|"
+    r"出发|要交|要提交|要(?:在|把).{0,20}(?:前|之前)|(?:前|之前|以前|底前)(?:要|得|必须)?(?:搞定|完成|上线|交|"
+    r"提交|升级|迁移|落地)|要坚持|\bgoal\b|\bplan(?:ning)? to\b|\bgoing to\b|"
+    r"\bwill (?:be )?(?:fly|flying|move|moving|visit|travel|go|start|launch|finish|migrate)|"
+    r"\bI'm (?:flying|going|moving|traveling|travelling|visiting|heading)\b|"
+    r"\bwe're (?:moving|migrating|planning|launching|rolling)\b|\bby the end of\b|"
+    r"\bhas to be (?:finished|done|completed)\b|\bmy trip\b|\btarget\b|\bdeadline\b",
+    re.IGNORECASE,
+)
+TIME_RE = re.compile(
+    r"今年|明年|下周|下个?月|月底|年底|年初|季度|[一二三四五六七八九十\d]+\s*月|\d+\s*[号日]|周[一二三四五六日天]|"
+    r"星期|明天|后天|中旬|上旬|下旬|月初|每个?月|每周|每年|\bQ[1-4]\b|\byear\b|\bmonth\b|\bweek\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\s+\d|"
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\btomorrow\b|\bnext\b|"
+    r"\b\d{1,2}(?:st|nd|rd|th)\b|\bend of\b|\bquarter\b",
+    re.IGNORECASE,
+)
+PREF_POS = re.compile(
+    r"喜欢|最爱|爱吃|爱喝|偏好|偏爱|倾向|习惯(?:用|了|住|坐|喝|吃)|优先(?:考虑|选|用|订|找)?|首选|"
+    r"一般(?:住|用|坐|点|喝|吃|订|选)|一直(?:住|用|坐|喝|吃|订|选)|总是|每次都|默认|最好|钟爱|能吃辣|"
+    r"爱用|只(?:住|坐|用|喝|吃|订|要|选)|\bprefer|\blike\b|\blove\b|\benjoy|\bfavou?rite\b|"
+    r"\busually\b|\btend to\b|\brather\b|\bonly\b|\bby default\b|\bstick (?:to|with)\b|"
+    r"\balways\b|\bI'm a fan\b",
+    re.IGNORECASE,
+)
+PREF_NEG = re.compile(
+    r"不喜欢|讨厌|烦|受不了|不吃|不能吃|吃不了|不喝|不碰|别用|别给我|不要给我|避开|避免|不想要|反感|"
+    r"拒绝|千万别|别(?:约|订|安排|排|推荐|发|写|用|加|选|找|去|点)|不要(?:安排|约|订|推荐|用|加|写|大段)|忌口|"
+    r"不用(?!了)|\bhate\b|\bdislike\b|can't stand|\bdon't (?:like|want|enjoy)\b|\bnever\b|"
+    r"\bavoid\b|\bdon't (?:suggest|book|use|send|schedule|recommend|put|give|add|order)\b|"
+    r"\bno more\b|\bnot a fan\b|\bnot going back\b|\bwithout\b",
+    re.IGNORECASE,
+)
+PROFILE_RE = re.compile(
+    r"我是(?!说)|我在.{1,15}(?:做|工作|上班|负责|任职|当)|我负责|我做.{0,6}(?:的|工作)|"
+    r"我(?:们)?(?:公司|团队|部门|组)(?:大概|大约|有|是|共|一共)?.{0,4}\d|手下|"
+    r"我(?:家|老婆|老公|妻子|丈夫|孩子|女儿|儿子|爸|妈)|我住在|我来自|我老家|过敏|"
+    r"我的(?:工作|职位|岗位|角色)|我姓|我叫|我(?:们)?(?:的)?(?:公司|团队|部门)(?:在|是|有|做|主要|一共|大概|共)|"
+    r"\bour (?:company|team|startup|org|organi[sz]ation) (?:is|has)\b|"
+    r"\bI'm (?:a|an|the)\b|\bI am (?:a|an|the)\b|"
+    r"\bI work\b|\bI live\b|\bbased in\b|\bmy (?:wife|husband|kids?|son|daughter|partner)\b|"
+    r"\ballergic\b|\bI manage\b|\bI lead\b|\bmy name is\b|\bI'm from\b|\bI report to\b",
+    re.IGNORECASE,
+)
+FACT_RE = re.compile(
+    r"(?:我们|咱们|我的|团队|公司|组里|部门).{0,14}(?:用|使用|采用|是|在用|跑|部署|熟悉|写)|现有|"
+    r"现在是|目前是|目前(?:用|主要)|我(?:每天|每周|每晚|每个?月|平时|经常|通常)|"
+    r"\bI (?:every day|daily)\b|(?:周会|例会|组会).{0,12}(?:周[一二三四五六日天]|星期|点)|"
+    r"(?:周[一二三四五六日天]|星期).{0,12}(?:周会|例会|组会)|"
+    r"\bwe (?:use|run|write|have|deploy|host|rely on|are using|'re using)\b|\bwe're on\b|"
+    r"\bour [\w -]{1,30} (?:is|are|runs|uses)\b|\bwe(?:'ll| will) use\b",
+    re.IGNORECASE,
+)
+FIRST_PERSON = re.compile(r"我|咱|\bI\b|\bI'm\b|\bmy\b|\bme\b|\bwe\b|\bour\b|\bus\b", re.IGNORECASE)
+COLON_TOPIC = re.compile(
+    r"方案|行程|计划|安排|流程|规范|架构|配置|清单|规划|标准|"
+    r"itinerary|\bplan\b|architecture|\bsetup\b|process|\bstack\b|\btrip\b",
+    re.IGNORECASE,
+)
+COLON_LEAD = re.compile(
+    r"帮我|给我|整理|规划|记|定|安排|梳理|settle|lock|note|decide|let's|"
+    r"here's|here is",
+    re.IGNORECASE,
+)
+ADDRESS_Q = re.compile(
+    r"请问|您|你们|\byou\b|\byour\b|\bwe\b|\bour\b|多少|几|多大|什么|哪|"
+    r"\bhow many\b|\bhow much\b|\bwhich\b|\bwhat\b|偏好|要求",
+    re.IGNORECASE,
+)
+OFFER_Q = re.compile(
+    r"需要我|要我|要不要|要帮您|要帮你|帮您|可以吗|好吗|行吗|对吗|是吗|"
+    r"\bshall I\b|\bshould I\b|\bdo you want\b|\bwould you like\b|\bwant me\b|"
+    r"\banything (?:else|I can)\b|\bcan I\b",
+    re.IGNORECASE,
+)
+PREF_Q = re.compile(
+    r"偏好|喜欢|要求|口味|习惯|平时|一般|通常|preference|prefer|\blike\b|"
+    r"\busually\b|\bnormally\b|\bany (?:seat|airline)",
+    re.IGNORECASE,
+)
+RECORD_MARK = re.compile(
+    r"已记录|已设置|已更新|已更正|已记下|记下了|已安排|已改为|已确定|整理如下|"
+    r"\bnoted\b|\bgot it\b|\brecorded\b|\bset\b|\bsaved\b|\bconfirmed\b",
+    re.IGNORECASE,
+)
+AGENT_IMPERATIVE = re.compile(
+    r"(?:别|不要|千万别|请|记得)(?:再)?(?:给我|帮我|在|约|订|推荐|安排|发|用|加|写)|"
+    r"^(?:please\s+)?(?:don't|never|always|avoid|use|book|put|keep|make sure)\b",
+    re.IGNORECASE,
+)
+DEICTIC = re.compile(
+    r"\b(?:this|that|it|these|those)\b|这个|这种|这篇|这样|那个|那种", re.IGNORECASE
+)
+
+
+def standing_obj(body: str) -> bool:
+    """Instructions about future output ("以后给我写的东西…") are not deictic remarks."""
+    return bool(
+        re.search(
+            r"以后|今后|from now on|whenever|every time|by default|going forward",
+            body,
+            re.IGNORECASE,
+        )
+    )
+
+
+NUMBER_RE = re.compile(r"\d|[一二两三四五六七八九十百千万]+\s*(?:个|人|台|本|万|千|次|年|名|家|层)")
+
+# ---- values ---------------------------------------------------------------------------------
+ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+DAY_ZH = {
+    "一": "周一",
+    "二": "周二",
+    "三": "周三",
+    "四": "周四",
+    "五": "周五",
+    "六": "周六",
+    "日": "周日",
+    "天": "周日",
+}
+DAY_EN = {
+    "monday": "周一",
+    "tuesday": "周二",
+    "wednesday": "周三",
+    "thursday": "周四",
+    "friday": "周五",
+    "saturday": "周六",
+    "sunday": "周日",
+}
+DAY_RE = re.compile(
+    r"(?:周|星期|礼拜)([一二三四五六日天])|\b(monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday)s?\b|(周末|weekends?)",
+    re.IGNORECASE,
+)
+TIME_OF_DAY_RE = re.compile(
+    r"(上午|早上|早晨|中午|下午|晚上|傍晚)?\s*([零一二两三四五六七八九十\d]{1,3})\s*(?:点|:|：|时)\s*"
+    r"(半|一刻|三刻|[零一二三四五]?十(?:[一二三四五六七八九])?分?|\d{2})?(?:分)?"
+    r"|\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)",
+    re.IGNORECASE,
+)
+PERIOD_RE = re.compile(
+    r"上午|下午|晚上|中午|早上|\bmornings?\b|\bafternoons?\b|\bevenings?\b", re.IGNORECASE
+)
+AMOUNT_RE = re.compile(
+    r"[$¥€£]?\s*(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|[零一二两三四五六七八九十百千]+)\s*(万|千|k\b|w\b|百)?\s*"
+    r"(?:元|块|rmb|yuan|dollars|usd|美元)?",
+    re.IGNORECASE,
+)
+NEG_BEFORE = re.compile(
+    r"(?:不|别|没|避开|避免|讨厌|烦|不要|拒绝|不想|\bno\b|\bnot\b|\bnever\b|"
+    r"\bdon't\b|\bavoid\b|\bhate\b|\bwithout\b|\bno more\b)[^，,。.;；]{0,14}$",
+    re.IGNORECASE,
+)
+NEG_AFTER = re.compile(
+    r"^[^，,。.;；]{0,5}(?:都不|不能|不吃|不要|不行|不喝|受不了|\bis a no\b)", re.IGNORECASE
+)
+TEAM_RE = re.compile(
+    r"([\u4e00-\u9fffA-Za-z]{0,6}?(?:部门|部|组|团队|中心|科|处|室|team|squad))"
+    r"\s*(?:的)?\s*(?:周会|例会|组会|晨会|站会|部门例会|weekly|standup|meeting)",
+    re.IGNORECASE,
+)
+SENT_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=……)|(?<=\.)(?=\s+[A-Z\u4e00-\u9fff])")
+CLAUSE_SPLIT = re.compile(r"(?<=[，：、；])(?=\s*\S)|(?<=[,:;])(?=\s+\S|[\u4e00-\u9fff])")
+
+
+def _lang(text: str) -> str:
+    return "zh" if len(CJK.findall(text)) >= 2 else "en"
+
+
+def zh_number(s: str) -> float | None:
+    """Chinese or Arabic numeral to float: "八" 8, "一千五" 1500, "十二" 12, "3.5" 3.5."""
+    s = s.strip()
+    if not s:
+        return None
+    try:
+        return float(s)
+    except ValueError:
+        pass
+    total, section, digit, last_unit = 0, 0, None, 1
+    for ch in s:
+        if ch in ZH_DIGITS:
+            digit = ZH_DIGITS[ch]
+        elif ch in ZH_UNITS:
+            unit = ZH_UNITS[ch]
+            if unit == 10000:
+                section = (section + (digit or 0)) * unit
+                total += section
+                section, digit = 0, None
+            else:
+                section += (digit if digit is not None else 1) * unit
+                digit = None
+            last_unit = unit
+        else:
+            return None
+    if digit is not None:  # "一千五" -> 1500 (implicit next lower unit)
+        section += digit * (last_unit // 10 if last_unit >= 100 else 1)
+    return float(total + section)
+
+
+def normalize_amount(num: str, unit: str | None) -> str | None:
+    value = zh_number(num.replace(",", ""))
+    if value is None:
+        return None
+    mult = {"万": 10000, "w": 10000, "千": 1000, "k": 1000, "百": 100}.get((unit or "").lower(), 1)
+    value *= mult
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def _clock(period: str | None, hour_s: str, minute_s: str | None) -> str | None:
+    hour = zh_number(hour_s)
+    if hour is None or hour > 24:
+        return None
+    minute = 0
+    if minute_s:
+        if minute_s == "半":
+            minute = 30
+        elif minute_s == "一刻":
+            minute = 15
+        elif minute_s == "三刻":
+            minute = 45
+        else:
+            m = zh_number(minute_s.rstrip("分"))
+            minute = int(m) if m is not None and m < 60 else 0
+    hour = int(hour)
+    if period and period.lower().startswith(("下午", "晚上", "傍晚", "p")) and hour < 12:
+        hour += 12
+    if period == "中午" and hour < 6:
+        hour += 12
+    return f"{hour:02d}:{minute:02d}"
+
+
+def schedule_values(text: str) -> list[str]:
+    """Weekday and clock-time atoms: ["周三", "15:00"]."""
+    out: list[str] = []
+    for m in DAY_RE.finditer(text):
+        if m.group(1):
+            out.append(DAY_ZH[m.group(1)])
+        elif m.group(2):
+            out.append(DAY_EN[m.group(2).lower()])
+        else:
+            out.append("周末")
+    times = []
+    for m in TIME_OF_DAY_RE.finditer(text):
+        if m.group(2):
+            t = _clock(m.group(1), m.group(2), m.group(3))
+        else:
+            t = _clock(m.group(6), m.group(4), m.group(5))
+        if t:
+            times.append(t)
+    if not times:
+        times = [_period(p) for p in PERIOD_RE.findall(text)]
+    return list(dict.fromkeys(out + times))
+
+
+def _period(p: str) -> str:
+    p = p.lower()
+    if p.startswith(("上午", "早", "morning")):
+        return "上午"
+    if p.startswith(("下午", "afternoon")):
+        return "下午"
+    if p.startswith("中午"):
+        return "中午"
+    return "晚上"
+
+
+def amount_values(text: str) -> list[str]:
+    out = []
+    for m in AMOUNT_RE.finditer(text):
+        num, unit = m.group(1), m.group(2)
+        if not unit and not re.search(r"\d", num) and len(num) < 2:
+            continue
+        after = text[m.end() : m.end() + 2]
+        if re.match(r"\s*(?:个|人|台|本|次|年|月|号|日|点|层|晚|天|周|楼|sections?|people)", after):
+            continue
+        v = normalize_amount(num, unit)
+        if v and float(v) >= 10:
+            out.append(v)
+    return out
+
+
+def _negated(text: str, start: int, end: int) -> bool:
+    return bool(NEG_BEFORE.search(text[max(0, start - 20) : start]) or NEG_AFTER.search(text[end:]))
+
+
+# ---- rewriting -----------------------------------------------------------------------------
+ZH_PRONOUNS = [
+    (
+        re.compile(r"(?:我们|咱们)(?:的)?(?=公司|团队|部门|组|家|项目|这边|办公室|老板|领导)"),
+        "用户的",
+    ),
+    (
+        re.compile(
+            r"(?:我们|咱们)(?=[\u4e00-\u9fff]{1,5}(?:部|组|团队|中心)(?![\u4e00-\u9fff]{0,1}人))"
+        ),
+        "用户的",
+    ),
+    (re.compile(r"我们的|咱们的"), "用户团队的"),
+    (
+        re.compile(
+            r"我(?=老婆|老公|妻子|丈夫|孩子|女儿|儿子|爸|妈|父亲|母亲|家人|朋友|同事|老板|领导|上司|太太|先生)"
+        ),
+        "用户的",
+    ),
+    (re.compile(r"我们|咱们"), "用户的团队"),
+    (re.compile(r"我自己"), "用户自己"),
+    (re.compile(r"我的"), "用户的"),
+    (re.compile(r"我"), "用户"),
+    (re.compile(r"您们|你们"), "助手"),
+    (re.compile(r"您|你"), "助手"),
+]
+EN_MODAL = {
+    "can",
+    "can't",
+    "cannot",
+    "will",
+    "won't",
+    "would",
+    "should",
+    "must",
+    "might",
+    "may",
+    "could",
+    "shall",
+    "wouldn't",
+    "shouldn't",
+    "couldn't",
+}
+EN_ADVERB = {
+    "always",
+    "never",
+    "usually",
+    "often",
+    "sometimes",
+    "really",
+    "also",
+    "just",
+    "only",
+    "still",
+    "generally",
+    "typically",
+    "mostly",
+    "rarely",
+    "normally",
+    "basically",
+    "absolutely",
+    "definitely",
+    "actually",
+    "already",
+    "even",
+    "almost",
+    "mainly",
+}
+EN_PAST = {
+    "was",
+    "were",
+    "had",
+    "did",
+    "went",
+    "took",
+    "made",
+    "said",
+    "got",
+    "gave",
+    "saw",
+    "came",
+    "knew",
+    "thought",
+    "told",
+    "left",
+    "felt",
+    "found",
+    "bought",
+    "paid",
+    "flew",
+    "ate",
+    "drank",
+    "wrote",
+    "met",
+    "ran",
+    "sent",
+    "spent",
+    "chose",
+    "began",
+    "became",
+    "meant",
+    "heard",
+    "kept",
+    "let",
+    "put",
+    "set",
+    "read",
+    "brought",
+    "held",
+    "built",
+}
+EN_IRREG = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is", "are": "is"}
+
+
+def _third_person(verb: str) -> str:
+    low = verb.lower()
+    if low in EN_MODAL or low in EN_PAST or low.endswith(("ed", "ing")) or not low.isalpha():
+        return verb
+    if low in EN_IRREG:
+        return EN_IRREG[low]
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(low) > 2 and low.endswith("y") and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _subject_verb(subject: str):
+    def repl(m: re.Match) -> str:
+        words = [m.group(1)] + ([m.group(2)] if m.group(2) else [])
+        out = [subject]
+        if words[0].lower() in EN_ADVERB:
+            out.append(words[0])
+            if len(words) > 1:
+                out.append(
+                    _third_person(words[1]) if words[1].lower() not in EN_ADVERB else words[1]
+                )
+        else:
+            out.append(_third_person(words[0]))
+            if len(words) > 1:
+                out.append(words[1])
+        return " ".join(out)
+
+    return repl
+
+
+EN_REWRITES = [
+    (
+        re.compile(
+            r"\b(when|whenever|if|before|after|once|time|that) you ([a-z]+)\b", re.IGNORECASE
+        ),
+        "YOU_VERB",
+    ),
+    (re.compile(r"\bI'm\b|\bI am\b"), "the user is"),
+    (re.compile(r"\bI've\b"), "the user has"),
+    (re.compile(r"\bI'd\b"), "the user would"),
+    (re.compile(r"\bI'll\b"), "the user will"),
+    (re.compile(r"\bI don't\b|\bI do not\b"), "the user doesn't"),
+    (re.compile(r"\bI can't\b|\bI cannot\b"), "the user can't"),
+    (re.compile(r"\bwe're\b|\bwe are\b", re.IGNORECASE), "the user's team is"),
+    (re.compile(r"\bwe've\b", re.IGNORECASE), "the user's team has"),
+    (re.compile(r"\bwe'll\b", re.IGNORECASE), "the user's team will"),
+    (re.compile(r"\bwe'd\b", re.IGNORECASE), "the user's team would"),
+    (re.compile(r"\bwe don't\b|\bwe do not\b", re.IGNORECASE), "the user's team doesn't"),
+    (re.compile(r"\bI ([a-zA-Z']+)(?: ([a-zA-Z']+))?"), "I_VERB"),
+    (re.compile(r"\b[Ww]e ([a-zA-Z']+)(?: ([a-zA-Z']+))?"), "WE_VERB"),
+    (re.compile(r"\bmyself\b", re.IGNORECASE), "the user"),
+    (re.compile(r"\bmy\b|\bmine\b", re.IGNORECASE), "the user's"),
+    (re.compile(r"\bme\b", re.IGNORECASE), "the user"),
+    (re.compile(r"\bI\b"), "the user"),
+    (re.compile(r"\bours\b|\bour\b", re.IGNORECASE), "the user's"),
+    (re.compile(r"\bus\b|\bUs\b"), "the user's team"),
+    (re.compile(r"\byour\b", re.IGNORECASE), "the assistant's"),
+    (re.compile(r"\byou\b", re.IGNORECASE), "the assistant"),
+]
+
+
+def rewrite(text: str, lang: str) -> str:
+    """First/second person -> "用户"/"the user" ("助手"/"the assistant")."""
+    if lang == "zh" or CJK.search(text):
+        for rx, rep in ZH_PRONOUNS:
+            text = rx.sub(rep, text)
+        text = re.sub(r"\bI'm\b|\bI am\b", "the user is", text)
+        text = re.sub(r"\bmy\b", "the user's", text)
+        return text.strip()
+    for rx, rep in EN_REWRITES:
+        if rep == "YOU_VERB":
+            text = rx.sub(lambda m: f"{m.group(1)} the assistant {_third_person(m.group(2))}", text)
+        elif rep == "I_VERB":
+            text = rx.sub(_subject_verb("the user"), text)
+        elif rep == "WE_VERB":
+            text = rx.sub(_subject_verb("the user's team"), text)
+        else:
+            text = rx.sub(rep, text)
+    text = re.sub(r"^(?:please|pls)\s+", "", text.strip(), flags=re.IGNORECASE)
+    return text
+
+
+def rewrite_assistant(text: str) -> str:
+    """Assistant-voice text: "您/you" is the user, "我/I" is the assistant."""
+    text = re.sub(r"您|你", "用户", text)
+    text = re.sub(r"\byour\b", "the user's", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byou\b", "the user", text, flags=re.IGNORECASE)
+    text = re.sub(r"(?<![用])我(?:们)?", "助手", text)
+    return text.strip()
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:] if s else s
+
+
+PREFIX = {
+    "zh": {
+        "preference": "用户偏好：",
+        "procedural": "用户要求：",
+        "decision": "用户决定：",
+        "plan": "用户计划：",
+        "correction": "用户更正：",
+        "profile": "用户的情况：",
+        "fact": "用户的情况：",
+        "answer": "用户回答",
+    },
+    "en": {
+        "preference": "The user's preference: ",
+        "procedural": "The user's standing instruction: ",
+        "decision": "The user decided: ",
+        "plan": "The user's plan: ",
+        "correction": "Correction from the user: ",
+        "profile": "About the user: ",
+        "fact": "About the user: ",
+        "answer": "The user's answer to ",
+    },
+}
+
+
+def _finish(body: str, lang: str, category: str, kind: str) -> str:
+    body = body.strip().strip("，,;；:：").strip()
+    body = re.sub(r"[。.!！]+$", "", body)
+    if lang == "zh":
+        if category == "correction" or not body.startswith("用户"):
+            key = "procedural" if kind == "procedural" and category == "preference" else category
+            body = PREFIX["zh"][key] + body
+        return body
+    if category == "correction" or not body.lower().startswith(("the user", "user")):
+        key = "procedural" if kind == "procedural" and category == "preference" else category
+        body = PREFIX["en"][key] + body
+    return _cap(body) + "."
+
+
+# ---- analysis ------------------------------------------------------------------------------
+@dataclass
+class Hit:
+    category: str
+    kind: str
+    content_body: str
+    quote: str
+    confidence: float
+    importance: float
+    slot: str = ""
+    values: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    hedged: bool = False
+    firm: bool = False
+
+
+def split_sentences(text: str) -> list[str]:
+    parts = [p.strip() for p in SENT_SPLIT.split(text or "")]
+    return [p for p in parts if p and not re.fullmatch(r"[\W_]+", p)]
+
+
+def split_clauses(sentence: str) -> list[str]:
+    return [c for c in CLAUSE_SPLIT.split(sentence) if c.strip()]
+
+
+def _core(c: str) -> str:
+    return re.sub(r"[，,：:、。.!！?？；;…\s]+$", "", c.strip())
+
+
+def _is_question(s: str) -> bool:
+    s = s.strip()
+    return bool(QUESTION_END.search(s)) or (
+        bool(QUESTION_START.match(s)) and not re.search(r"[。.!！]$", s) and _lang(s) == "en"
+    )
+
+
+class RuleExtractor:
+    """Offline extractor; see the module docstring for the rules."""
+
+    name = "rules-v1"
+
+    def extract(self, turns: list[Turn], *, new_from: int = 0) -> ExtractionResult:
+        candidates: list[Candidate] = []
+        for idx in range(max(0, new_from), len(turns)):
+            turn = turns[idx]
+            if turn.role != "user" or not (turn.content or "").strip():
+                continue
+            prev_asst = next(
+                (turns[j].content for j in range(idx - 1, -1, -1) if turns[j].role == "assistant"),
+                "",
+            )
+            prev_is_last = idx > 0 and turns[idx - 1].role == "assistant"
+            candidates.extend(self._turn(turn, idx, prev_asst if prev_is_last else "", prev_asst))
+        return ExtractionResult(candidates=candidates, extractor=self.name)
+
+    # -- one user turn ------------------------------------------------------------------------
+    def _turn(self, turn: Turn, idx: int, prev_reply: str, prev_asst: str) -> list[Candidate]:
+        text = turn.content.strip()
+        lang = _lang(text)
+        hits: list[Hit] = []
+        for sentence in split_sentences(text):
+            hit = self._sentence(sentence, lang, prev_asst)
+            if hit:
+                hits.append(hit)
+        if not hits and prev_reply:
+            hit = self._answer(text, lang, prev_reply)
+            if hit:
+                hits.append(hit)
+        return [self._candidate(h, idx, lang) for h in _merge_hits(hits)]
+
+    def _sentence(self, sentence: str, lang: str, prev_asst: str) -> Hit | None:
+        full = sentence.strip()
+        hedged = bool(HEDGE_RE.search(full) or REPORTED_RE.search(full))
+        standing = bool(STANDING_RE.search(full))
+        # "<task/decision> <topic>：<body>" — the body is the content.
+        colon = re.match(r"^([^:：]{2,60})[:：]\s*(.{4,})$", full)
+        if (
+            colon
+            and COLON_TOPIC.search(colon.group(1))
+            and COLON_LEAD.search(colon.group(1))
+            and not _is_question(colon.group(2))
+        ):
+            return self._colon_body(colon.group(1), colon.group(2), lang, hedged)
+        if _is_question(full) and not hedged:
+            return None
+        kept: list[str] = []
+        signal: list[str] = []  # kept clauses + fillers: decision/firm markers live there too
+        after_task = False
+        for clause in split_clauses(full):
+            core = _core(clause)
+            if not core or ACK_RE.match(core):
+                continue
+            if FILLER_RE.match(core):
+                signal.append(core)
+                continue
+            if not standing and (TASK_ZH.match(core) or TASK_EN.match(core)):
+                after_task = True
+                continue
+            if after_task and not (
+                FIRST_PERSON.search(core) or PREF_POS.search(core) or PREF_NEG.search(core)
+            ):
+                continue  # arguments of the preceding one-off request
+            after_task = False
+            if re.search(r"[？?]\s*$", clause) and not hedged:
+                continue
+            if contains_pii(core):
+                continue
+            kept.append(clause.strip())
+            signal.append(core)
+        if not kept:
+            return None
+        body = "".join(kept) if lang == "zh" else " ".join(kept)
+        body = _core(
+            re.sub(
+                r"^(?:and|but|so|also|然后|而且|但是|不过)[\s，,]+", "", body, flags=re.IGNORECASE
+            )
+        )
+        if len(body) < (3 if CJK.search(body) else 8):
+            return None
+        return self._classify(body, " ".join(signal), full, lang, hedged, standing, prev_asst)
+
+    def _classify(
+        self,
+        body: str,
+        signal: str,
+        full: str,
+        lang: str,
+        hedged: bool,
+        standing: bool,
+        prev_asst: str,
+    ) -> Hit | None:
+        emphasis = bool(EMPHASIS_RE.search(full))
+        firm_n = len(FIRM_RE.findall(signal))
+        styles = [atom for atom, _, rx in STYLE_RES if rx.search(body)]
+        first_person = bool(FIRST_PERSON.search(full))
+        category, kind = None, "semantic"
+        slot_info = None
+        corr = self._correction(body, full, lang, prev_asst)
+        right_text = ""
+        if corr is not None:
+            category, (body, right_text) = "correction", corr
+        elif DECISION_RE.search(signal):
+            category = "decision"
+        elif PLAN_RE.search(body) and (
+            TIME_RE.search(body) or re.search(r"目标|goal|target|计划|plan", body, re.IGNORECASE)
+        ):
+            category = "plan"
+        elif (
+            PREF_POS.search(body)
+            or PREF_NEG.search(body)
+            or styles
+            or (standing and (first_person or firm_n))
+        ):
+            if ONE_OFF_RE.search(body) and not standing:
+                return None
+            category = "preference"
+        elif standing and derive_slot(body, "preference", styles)[0]:
+            category = "preference"
+        elif PROFILE_RE.search(body):
+            category = "profile"
+        elif FACT_RE.search(body) and (
+            first_person or re.search(r"现有|现在是|目前|周会|例会", body)
+        ):
+            category = "fact"
+        else:
+            # A statement recognised through its topic: "我吃素的", "预算是 5 万".
+            slot_info = derive_slot(body, "fact", styles)
+            if not slot_info[0] or not slot_info[1] or ONE_OFF_RE.search(body):
+                return None
+            if not (
+                first_person or firm_n or re.search(r"是|为|用|在|定|有|\bis\b|\bare\b|\buse", body)
+            ):
+                return None
+            category = SLOT_CATEGORY.get(
+                slot_info[0].split(":")[0].split(".")[0]
+                if slot_info[0] not in SLOT_CATEGORY
+                else slot_info[0],
+                "fact",
+            )
+        if category is None:
+            return None
+        if category == "preference" and (standing or styles or AGENT_IMPERATIVE.search(body)):
+            kind = "procedural"
+        if category in ("decision", "fact") and styles and standing:
+            kind = "procedural"
+        confidence = 0.75
+        if firm_n or category == "correction":
+            confidence = 0.95 if firm_n >= 2 else 0.9
+        if hedged:
+            confidence = 0.35 if len(HEDGE_RE.findall(full)) >= 2 else 0.45
+        importance = {
+            "preference": 0.6,
+            "profile": 0.6,
+            "fact": 0.5,
+            "plan": 0.6,
+            "decision": 0.7,
+            "correction": 0.65,
+        }[category]
+        if kind == "procedural":
+            importance += 0.05
+        if emphasis:
+            importance += 0.2
+        if SAFETY_RE.search(body):
+            importance = 0.95
+        slot, values, ents = slot_info or derive_slot(body, category, styles)
+        if (
+            category == "preference"
+            and not slot
+            and not ents
+            and not standing_obj(body)
+            and DEICTIC.search(body)
+        ):
+            return None  # "I love this answer", "这个挺好" — about the current reply, not a taste
+        if right_text:  # a correction keeps only the corrected values
+            right_ents = {
+                e.lower()
+                for e in normalize_entities(c for _, c, _ in find_entity_spans(right_text))
+            }
+            values = [
+                v.lstrip("!")
+                for v in values
+                if v.lstrip("!").lower() in right_ents or v.lstrip("!") in right_text
+            ]
+        return Hit(
+            category=category,
+            kind=kind,
+            content_body=rewrite(body, lang) if category != "correction" else body,
+            quote=full,
+            confidence=confidence,
+            importance=min(1.0, importance),
+            slot=slot,
+            values=values,
+            entities=ents,
+            hedged=hedged,
+            firm=firm_n > 0,
+        )
+
+    def _colon_body(self, head: str, body: str, lang: str, hedged: bool) -> Hit | None:
+        topic = re.sub(
+            r"^(?:你)?(?:再|先)?(?:帮我|给我|帮忙|麻烦你?|请你?)?"
+            r"(?:整理|规划|记录|记|梳理|安排|看)?(?:一下)?(?:吧)?",
+            "",
+            head.strip(),
+        )
+        topic = re.sub(r"(?:定|确定|敲定)(?:一下|了)?$", "", topic).strip()
+        topic = re.sub(
+            r"^(?:let's|let us)\s+(?:settle|lock in|decide on|decide|finali[sz]e)\s*",
+            "",
+            topic,
+            flags=re.IGNORECASE,
+        )
+        topic = re.sub(r"^(?:please\s+)?(?:note|remember)\s+", "", topic, flags=re.IGNORECASE)
+        if re.search(r"行程|计划|规划|trip|itinerary|plan", head, re.IGNORECASE):
+            category = "plan"
+        elif DECISION_RE.search(head) or re.search(r"定|settle|lock|decide", head, re.IGNORECASE):
+            category = "decision"
+        else:
+            category = "fact"
+        joined = f"{topic}：{body}" if lang == "zh" else f"{topic}: {body}"
+        text = rewrite(joined, lang)
+        if lang == "zh" and not text.startswith("用户"):
+            text = "用户的" + text
+        slot, values, ents = derive_slot(joined, category, [])
+        topics = {s for rx, s in TOPIC_RES if rx.search(body)}
+        if len(topics) > 1:
+            slot, values = "", []
+        conf = 0.45 if hedged else (0.9 if FIRM_RE.search(joined) else 0.75)
+        return Hit(
+            category=category,
+            kind="semantic",
+            content_body=text,
+            quote=f"{head}：{body}" if lang == "zh" else f"{head}: {body}",
+            confidence=conf,
+            importance=0.6,
+            slot=slot,
+            values=values,
+            entities=ents,
+            hedged=hedged,
+        )
+
+    def _correction(
+        self, body: str, full: str, lang: str, prev_asst: str
+    ) -> tuple[str, str] | None:
+        if not CORR_MARK.search(full):
+            return None
+        pairs = CORR_PAIR_ZH if CJK.search(body) else CORR_PAIR_EN
+        right = wrong = None
+        for i, rx in enumerate(pairs):
+            m = rx.search(body)
+            if m:
+                right, wrong = (
+                    (m.group(2), m.group(1))
+                    if (rx is CORR_PAIR_ZH[1])
+                    else (m.group(1), m.group(2))
+                )
+                del i
+                break
+        if not right:
+            return None
+        right, wrong = right.strip(" ，,。.\"“”'"), wrong.strip(" ，,。.\"“”'")
+        para = _paraphrase_fix(prev_asst, right, wrong)
+        if para:
+            return rewrite_assistant(para), right
+        if CJK.search(body):
+            sp = " " if right[:1].isascii() else ""
+            return f"说的是{sp}{right}，不是{sp}{wrong}", right
+        return f"{right}, not {wrong}", right
+
+    def _answer(self, text: str, lang: str, prev_reply: str) -> Hit | None:
+        """A fragment answering the assistant's information question."""
+        if _is_question(text) or contains_pii(text):
+            return None
+        qs = [s for s in split_sentences(prev_reply) if _is_question(s)]
+        if not qs:
+            return None
+        q = qs[-1]
+        q = re.sub(r"^(?:好的|明白|了解|收到|谢谢)?[！!，,。]?\s*(?:请问)?", "", q).strip()
+        if OFFER_Q.search(q) or not ADDRESS_Q.search(q):
+            return None
+        kept = [
+            c
+            for c in split_clauses(text)
+            if not ACK_RE.match(_core(c))
+            and not TASK_ZH.match(_core(c))
+            and not TASK_EN.match(_core(c))
+            and not FILLER_RE.match(_core(c))
+        ]
+        ans = _core(("" if lang == "zh" else " ").join(k.strip() for k in kept))
+        if len(ans) < 2:
+            return None
+        is_pref = bool(PREF_Q.search(q))
+        has_entity = any(entity_type(c) in TYPE_SLOT for _, c, _ in find_entity_spans(ans))
+        if not is_pref and not NUMBER_RE.search(ans) and not has_entity:
+            return None
+        if is_pref and len(ans) < 4 and not has_entity:
+            return None
+        hedged = bool(HEDGE_RE.search(ans)) or ans.endswith("吧")
+        category = "preference" if is_pref else "fact"
+        qr, ar = rewrite(q, lang), rewrite(ans, lang)
+        body = f"用户回答“{qr}”：{ar}" if lang == "zh" else f'The user\'s answer to "{qr}": {ar}'
+        slot, values, ents = derive_slot(ans, category, [])
+        return Hit(
+            category=category,
+            kind="semantic",
+            content_body=body,
+            quote=text.strip(),
+            confidence=0.45 if hedged else 0.7,
+            importance=0.5,
+            slot=slot,
+            values=values,
+            entities=ents,
+            hedged=hedged,
+        )
+
+    def _candidate(self, hit: Hit, idx: int, lang: str) -> Candidate:
+        hlang = "zh" if CJK.search(hit.content_body) else "en"
+        content = hit.content_body
+        if not content.startswith(("用户回答", "The user's answer")):
+            content = _finish(content, hlang, hit.category, hit.kind)
+        elif hlang == "en" and not content.endswith("."):
+            content += "."
+        return Candidate(
+            content=content,
+            category=hit.category,
+            kind=hit.kind,
+            entities=hit.entities,
+            importance=round(hit.importance, 2),
+            confidence=round(hit.confidence, 2),
+            slot=hit.slot,
+            values=list(hit.values),
+            source_index=idx,
+            source_quote=hit.quote,
+        )
+
+
+def _paraphrase_fix(prev_asst: str, right: str, wrong: str) -> str | None:
+    """Corrected version of the assistant's (wrong) paraphrase, e.g. "已记录：周二…" -> "周四…"."""
+    if not prev_asst or not RECORD_MARK.search(prev_asst):
+        return None
+    r, w = right, wrong
+    # strip the common prefix/suffix so "研发楼项目"/"总部大楼项目" -> "研发楼"/"总部大楼"
+    while r and w and r[-1] == w[-1]:
+        r, w = r[:-1], w[:-1]
+    while r and w and r[0] == w[0]:
+        r, w = r[1:], w[1:]
+    r, w = r.strip(), w.strip()
+    if not w or not r:
+        return None
+    for sentence in split_sentences(prev_asst):
+        pos = sentence.lower().find(w.lower())
+        if pos < 0:
+            continue
+        seg = sentence
+        m = re.search(r"[:：]\s*", seg)
+        if m and m.end() <= pos:
+            seg = seg[m.end() :]
+        seg = re.sub(r"^(?:好的|抱歉|明白|收到)[，,。！!]\s*", "", seg)
+        fixed = re.sub(re.escape(w), r, seg, flags=re.IGNORECASE)
+        return _core(fixed)
+    return None
+
+
+def _team(text: str) -> str:
+    m = TEAM_RE.search(text)
+    if not m:
+        return ""
+    team = re.split(
+        r"我们的|咱们的|我们|咱们|我的|用户团队的|用户的|用户|的|是|在|\bour\b|\bmy\b",
+        m.group(1),
+        flags=re.IGNORECASE,
+    )[-1].strip()
+    return team.lower()
+
+
+FAMILY_RE = re.compile(
+    r"老婆|老公|妻子|丈夫|太太|先生|孩子|女儿|儿子|爸|妈|父亲|母亲|"
+    r"\b(?:wife|husband|son|daughter|kids?|partner|mother|father|mom|dad)\b",
+    re.IGNORECASE,
+)
+GENERIC_TYPES = {"transport", "tool", "drink", "taste"}
+PLAN_KEY_TYPES = (
+    "infra",
+    "tech",
+    "database",
+    "language",
+    "frontend",
+    "framework",
+    "cloud",
+    "device",
+    "activity",
+)
+ROLE_TYPES = ("role",)
+
+
+def _style_values(text: str, styles: list[str]) -> list[str]:
+    out = []
+    for atom, _, rx in STYLE_RES:
+        if atom not in styles:
+            continue
+        m = rx.search(text)
+        neg = (
+            not atom.startswith("no_")
+            and m is not None
+            and bool(NEG_BEFORE.search(text[max(0, m.start() - 6) : m.start()]))
+        )
+        out.append(("!" if neg else "") + atom)
+    return out
+
+
+def derive_slot(text: str, category: str, styles: list[str]) -> tuple[str, list[str], list[str]]:
+    """(slot, values, entities) for a statement. Slots come from general topic cues."""
+    spans = find_entity_spans(text)
+    entities = normalize_entities(c for _, c, _ in spans)
+    types = [(entity_type(c), c, start, surf) for start, c, surf in spans]
+    if styles:
+        genre = next((g for rx, g in GENRE_RES if rx.search(text)), "answer")
+        return f"style:{genre}", _style_values(text, styles), entities
+    if category == "plan":
+        city = next((c for t, c, _, _ in types if t == "city"), None)
+        if city:
+            return f"trip:{city}", [], entities
+        for wanted_type in PLAN_KEY_TYPES:
+            key = next((c for t, c, _, _ in types if t == wanted_type), None)
+            if key:
+                return f"plan:{key}", [], entities
+        return "", [], entities
+    if category == "profile":
+        roles = [c for t, c, _, _ in types if t in ROLE_TYPES]
+        if roles:
+            return "role", roles, entities
+        if re.search(r"过敏|allerg", text, re.IGNORECASE):
+            who = FAMILY_RE.search(text)
+            return (
+                f"allergy:{who.group(0).lower()}" if who else "allergy",
+                [c for t, c, _, _ in types if t == "allergen"],
+                entities,
+            )
+        city = next((c for t, c, _, _ in types if t == "city"), None)
+        if (
+            city
+            and re.search(
+                r"住在|住|来自|老家|based in|live in|living in|from|在.{0,4}工作",
+                text,
+                re.IGNORECASE,
+            )
+            and not FAMILY_RE.search(text)
+        ):
+            return "city", [city], entities
+    # strong topic cues (allergy, meeting, budget, stack layer) beat entity types, which beat
+    # the generic cues ("地铁" in "住如家，离地铁近" is not about transport)
+    slot = next((s for rx, s in TOPIC_RES[:STRONG_CUES] if rx.search(text)), "")
+    typed = sorted(
+        ((start, c, surf) for start, c, surf in spans if entity_type(c) in TYPE_SLOT),
+        key=lambda x: (entity_type(x[1]) in GENERIC_TYPES, x[0]),
+    )
+    if not slot and typed:
+        slot = TYPE_SLOT[entity_type(typed[0][1])]
+    if not slot:
+        slot = next((s for rx, s in TOPIC_RES[STRONG_CUES:] if rx.search(text)), "")
+    if not slot:
+        return "", [], entities
+    base = slot.split(":")[0]
+    values: list[str] = []
+    if base in ("meeting", "focus_time"):
+        team = _team(text) if base == "meeting" else ""
+        slot = f"meeting:{team}" if team else slot
+        values = schedule_values(text)
+    elif base == "budget":
+        low = text.lower()
+        if re.search(r"酒店|住宿|每晚|一晚|hotel|per night", low):
+            slot = "budget:hotel"
+        elif re.search(r"人均|聚餐|吃饭|餐|meal|dinner|lunch|per person", low):
+            slot = "budget:meal"
+        elif re.search(
+            r"设备|采购|交换机|\bap\b|网络|硬件|电脑|笔记本|laptop|computer|"
+            r"equipment|hardware|procure",
+            low,
+        ):
+            slot = "budget:equipment"
+        elif re.search(r"出差|差旅|行程|旅行|trip|travel", low):
+            slot = "budget:trip"
+        pos = max(low.find("预算"), low.find("budget"))
+        values = amount_values(text[pos:] if pos >= 0 else text)[:1]
+    else:
+        wanted = {t for t, s in TYPE_SLOT.items() if s == slot}
+        if slot in ("stack:backend", "stack:language"):
+            wanted = {"language", "framework"}
+        elif slot == "stack:frontend":
+            wanted = {"frontend", "language"}
+        elif base == "brand":
+            wanted = {"device_brand"}
+            dev = next((c for t, c, _, _ in types if t == "device"), "")
+            slot = f"brand:{dev}" if dev else "brand"
+        elif slot in ("food", "diet"):
+            wanted = {"taste", "ingredient", "cuisine", "allergen", "diet"}
+        elif slot == "hotel.room":
+            values = [
+                a
+                for a, rx in (
+                    ("高楼层", r"高楼层|high floor"),
+                    ("安静", r"安静|quiet"),
+                    ("无烟", r"无烟|non-?smoking"),
+                    ("大床", r"大床|king"),
+                )
+                if re.search(rx, text, re.IGNORECASE)
+            ]
+        for _, canon, start, surf in [(t, c, st, sf) for t, c, st, sf in types]:
+            if entity_type(canon) not in wanted:
+                continue
+            neg = slot != "allergy" and _negated(text, start, start + len(surf))
+            v = ("!" if neg else "") + canon
+            if v not in values:
+                values.append(v)
+    who = FAMILY_RE.search(text) if slot == "allergy" else None
+    if who:
+        slot = f"allergy:{who.group(0).lower()}"
+    return slot, values, entities
+
+
+def _topic_base(slot: str) -> str:
+    return slot.split(":")[0].split(".")[0]
+
+
+def _merge_hits(hits: list[Hit]) -> list[Hit]:
+    """Merge adjacent hits of one turn that talk about the same topic."""
+    out: list[Hit] = []
+    for h in hits:
+        if out:
+            prev = out[-1]
+            pv = {v.lstrip("!") for v in prev.values}
+            hv = {v.lstrip("!") for v in h.values}
+            same_topic = (
+                (not h.slot)
+                or (not prev.slot and h.category == prev.category)
+                or (_topic_base(h.slot) == _topic_base(prev.slot))
+                or bool(pv & hv)
+            )
+            if (
+                same_topic
+                and h.hedged == prev.hedged
+                and prev.category != "correction"
+                and h.category != "correction"
+            ):
+                out[-1] = _combine(prev, h)
+                continue
+        out.append(h)
+    return out
+
+
+PRIORITY = ["correction", "decision", "plan", "preference", "profile", "fact"]
+
+
+def _combine(a: Hit, b: Hit) -> Hit:
+    zh = bool(CJK.search(a.content_body))
+    sep = "；" if zh else "; "
+    bbody = b.content_body
+    if zh and bbody.startswith("用户") and a.content_body.startswith("用户"):
+        pass
+    category = min(a.category, b.category, key=PRIORITY.index)
+    slot = a.slot or b.slot
+    values = list(a.values)
+    if not a.slot or _topic_base(a.slot) == _topic_base(b.slot):
+        values += [v for v in b.values if v not in values]
+    return Hit(
+        category=category,
+        kind="procedural" if "procedural" in (a.kind, b.kind) else a.kind,
+        content_body=a.content_body.rstrip("。.") + sep + bbody,
+        quote=(a.quote + " " + b.quote).strip(),
+        confidence=max(a.confidence, b.confidence),
+        importance=max(a.importance, b.importance),
+        slot=slot,
+        values=values,
+        entities=normalize_entities(a.entities + b.entities),
+        hedged=a.hedged,
+        firm=a.firm or b.firm,
+    )

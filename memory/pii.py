@@ -1,0 +1,158 @@
+"""PII redaction applied before any memory is written.
+
+`redact(text)` replaces personal identifiers with typed placeholders and counts them:
+
+    [EMAIL]     e-mail addresses
+    [ID_CARD]   18-digit Chinese resident ID (GB 11643 checksum incl. X, plausible birth date);
+                a 15/18-digit number labelled "身份证"/"ID card" is redacted without the check
+    [BANK_CARD] 13-19 digit card numbers (optionally grouped by spaces/dashes), Luhn-valid
+    [PHONE]     CN mobile (1[3-9]x, 11 digits; "138-1234-5678", "138 1234 5678", +86/0086),
+                CN landline with area code ("010-12345678", "0755-1234567", "(021)55501234"),
+                international "+<country> ..." numbers (8-15 digits) and NANP "415-555-0100"
+    [PASSPORT]  passport numbers (after "passport"/"护照", or the CN E/G + 8 digits form)
+    [ACCOUNT]   membership / frequent-flyer / account numbers introduced by such a label
+
+Numbers that fail the checks stay: years ("2026"), prices ("8万", "80000"), times ("14:30"),
+dates ("2026-01-06"), order numbers that are not Luhn-valid, quantities.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+
+_ND = r"(?<![0-9A-Za-z])"  # not preceded by a digit/letter
+_NA = r"(?![0-9A-Za-z])"  # not followed by a digit/letter
+
+EMAIL_RE = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,24}(?![\w-])")
+ID_CARD_RE = re.compile(_ND + r"(\d{6})[ ]?(\d{8})[ ]?(\d{3}[0-9Xx])" + r"(?![0-9A-Za-z])")
+BANK_CARD_RE = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
+CN_MOBILE_RE = re.compile(r"(?<![\d+])(?:(?:\+|00)86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}(?!\d)")
+CN_LANDLINE_RE = re.compile(
+    r"(?<![\d+])(?:(?:\+|00)86[ -]?)?(?:\(0\d{2,3}\)[ -]?|0\d{2,3}[ -])\d{7,8}(?:-\d{1,5})?(?!\d)"
+)
+INTL_RE = re.compile(r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}(?!\d)")
+NANP_RE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-. ])\d{3}[-. ]\d{4}(?![\d-])")
+PASSPORT_RE = re.compile(
+    r"(?i)(passport(?:\s+(?:number|no\.?|#))?|护照(?:号码|号)?)(\s*(?:is|:|：|为|是)?\s*)"
+    r"([A-Z]{1,2}\d{6,9})(?![0-9A-Za-z])"
+)
+LABELLED_ID_RE = re.compile(
+    r"(?i)(身份证(?:号码|号)?|居民身份证|id card(?:\s+(?:number|no\.?))?|national id)"
+    r"(\s*(?:is|:|：|为|是)?\s*)(\d{15}|\d{17}[\dXx])(?![0-9A-Za-z])"
+)
+CN_PASSPORT_RE = re.compile(r"(?<![0-9A-Za-z])[EG]\d{8}(?![0-9A-Za-z])")
+ACCOUNT_RE = re.compile(
+    r"(?i)((?:frequent[- ]flyer|membership|member|loyalty|account|customer|会员|常旅客|账户|账号|"
+    r"银行卡|卡)(?:\s*(?:number|no\.?|#|id|号码|号|卡号))?)(\s*(?:is|:|：|为|是)?\s*)"
+    r"([A-Z]{0,3}[ -]?\d[\d -]{4,}\d)(?![0-9A-Za-z])"
+)
+
+_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_ID_CHECK = "10X98765432"
+
+
+@dataclass
+class RedactionResult:
+    text: str
+    found: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def redacted(self) -> bool:
+        return bool(self.found)
+
+
+def valid_id_card(number: str) -> bool:
+    """18-digit PRC resident ID: checksum and a plausible birth date."""
+    digits = re.sub(r"\s", "", number).upper()
+    if not re.fullmatch(r"\d{17}[\dX]", digits):
+        return False
+    total = sum(int(d) * w for d, w in zip(digits[:17], _ID_WEIGHTS, strict=True))
+    if _ID_CHECK[total % 11] != digits[17]:
+        return False
+    if digits[0] not in "123456789":
+        return False
+    try:
+        born = dt.date(int(digits[6:10]), int(digits[10:12]), int(digits[12:14]))
+    except ValueError:
+        return False
+    return dt.date(1900, 1, 1) <= born <= dt.datetime.now(dt.UTC).date()
+
+
+def luhn_valid(number: str) -> bool:
+    digits = [int(c) for c in number if c.isdigit()]
+    if not 13 <= len(digits) <= 19:
+        return False
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def _card_shaped(raw: str) -> bool:
+    """Plain digits, or consistent groups (4-4-4-4, 4-6-5, 6-13...) - not a random run."""
+    digits = re.sub(r"\D", "", raw)
+    if digits[0] == "0" or len(set(digits)) == 1:
+        return False
+    groups = re.split(r"[ -]", raw)
+    return len(groups) == 1 or all(len(g) >= 3 for g in groups)
+
+
+def _digit_count(s: str) -> int:
+    return sum(c.isdigit() for c in s)
+
+
+def redact(text: str) -> RedactionResult:
+    """Replace PII with typed placeholders; `found` counts replacements per type."""
+    if not text:
+        return RedactionResult(text or "", {})
+    found: dict[str, int] = {}
+
+    def bump(kind: str) -> str:
+        found[kind] = found.get(kind, 0) + 1
+        return f"[{kind}]"
+
+    out = EMAIL_RE.sub(lambda m: bump("EMAIL"), text)
+
+    def id_sub(m: re.Match) -> str:
+        return bump("ID_CARD") if valid_id_card(m.group(0)) else m.group(0)
+
+    out = ID_CARD_RE.sub(id_sub, out)
+    # A number explicitly labelled as an ID card is redacted even when its checksum is off.
+    out = LABELLED_ID_RE.sub(lambda m: m.group(1) + m.group(2) + bump("ID_CARD"), out)
+    out = PASSPORT_RE.sub(lambda m: m.group(1) + m.group(2) + bump("PASSPORT"), out)
+    out = CN_PASSPORT_RE.sub(lambda m: bump("PASSPORT"), out)
+
+    def card_sub(m: re.Match) -> str:
+        raw = m.group(0)
+        if luhn_valid(raw) and _card_shaped(raw):
+            return bump("BANK_CARD")
+        return raw
+
+    out = BANK_CARD_RE.sub(card_sub, out)
+    out = CN_MOBILE_RE.sub(lambda m: bump("PHONE"), out)
+    out = CN_LANDLINE_RE.sub(lambda m: bump("PHONE"), out)
+
+    def intl_sub(m: re.Match) -> str:
+        return bump("PHONE") if 8 <= _digit_count(m.group(0)) <= 15 else m.group(0)
+
+    out = INTL_RE.sub(intl_sub, out)
+    out = NANP_RE.sub(lambda m: bump("PHONE"), out)
+
+    def account_sub(m: re.Match) -> str:
+        value = m.group(3)
+        if _digit_count(value) < 6:
+            return m.group(0)
+        return m.group(1) + m.group(2) + bump("ACCOUNT")
+
+    out = ACCOUNT_RE.sub(account_sub, out)
+    return RedactionResult(out, found)
+
+
+def contains_pii(text: str) -> bool:
+    return redact(text).redacted

@@ -1,0 +1,384 @@
+"""Recall: hybrid, explainable, token-budgeted.
+
+`recall_compute` is a pure read (a selector): it never changes anything, so staff can replay a
+trace with other weights. `memory.services.recall_record` stores the trace, bumps hit counts and
+audits the read — off the request path.
+
+Pipeline:
+1. Route the query (continuation / preference / factual / mixed) → signal weights.
+2. Candidates from three constant-count queries inside the subject's live memories:
+   exact vector search (top 50), keyword search (tsvector over jieba words + CJK bigrams +
+   English words), entity match (alias-expanded).
+3. Score = Σ weight × signal; keep `top_k`, then cut by `token_budget` (never mid-sentence).
+4. Context block labelled as recollection, in the query's language, ordered by importance.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db.models import Q
+from django.utils import timezone
+from pgvector.django import CosineDistance
+
+from core.tokens import count_tokens
+from memory import aliases, textsearch
+from memory.embeddings import get_embedder
+from memory.models import Memory, Subject
+
+RECALLABLE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.NEEDS_REVIEW)
+CANDIDATES_PER_SIGNAL = 50
+SIGNALS = ("semantic", "keyword", "entity", "recency", "importance")
+
+ROUTE_CONTINUATION = "continuation"
+ROUTE_PREFERENCE = "preference"
+ROUTE_FACTUAL = "factual"
+ROUTE_MIXED = "mixed"
+
+DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
+    ROUTE_PREFERENCE: {
+        "semantic": 0.45,
+        "keyword": 0.15,
+        "entity": 0.15,
+        "recency": 0.05,
+        "importance": 0.20,
+    },
+    ROUTE_FACTUAL: {
+        "semantic": 0.45,
+        "keyword": 0.25,
+        "entity": 0.15,
+        "recency": 0.05,
+        "importance": 0.10,
+    },
+    ROUTE_CONTINUATION: {
+        "semantic": 0.40,
+        "keyword": 0.15,
+        "entity": 0.10,
+        "recency": 0.25,
+        "importance": 0.10,
+    },
+    ROUTE_MIXED: {
+        "semantic": 0.45,
+        "keyword": 0.20,
+        "entity": 0.15,
+        "recency": 0.05,
+        "importance": 0.15,
+    },
+}
+# Categories a route favours (a small additive boost, explained in the trace).
+ROUTE_CATEGORY_BOOST = {
+    ROUTE_PREFERENCE: {"preference": 0.05, "decision": 0.03, "profile": 0.02},
+    ROUTE_FACTUAL: {"fact": 0.04, "profile": 0.04, "decision": 0.03, "correction": 0.03},
+    ROUTE_CONTINUATION: {"plan": 0.05, "decision": 0.03},
+    ROUTE_MIXED: {},
+}
+# Below this a candidate is noise: no keyword or entity match and a weak semantic match.
+MIN_SCORE = 0.12
+
+_CONTINUATION = re.compile(
+    r"继续|接着|刚才|上次|之前那个|还是那个|\b(continue|go on|as before|where were we|"
+    r"pick up|last time|that one again)\b",
+    re.I,
+)
+_PREFERENCE = re.compile(
+    r"推荐|建议|帮我(订|选|安排|找|买|写|做|排|规划|准备|整理|总结|概括)|安排|计划|打算|喜欢|适合|"
+    r"怎么(选|安排)|订|点(一|个|杯|份)|\b(recommend|suggest|book|order|plan|choose|pick|prefer|"
+    r"schedule|arrange|write|draft|summari[sz]e|should i)\b",
+    re.I,
+)
+_FACTUAL = re.compile(
+    r"什么|哪(个|家|里|天|些|位|种|类)?|多少|几(点|号|个|天)?|是不是|有没有|谁|何时|[?？]|"
+    r"\b(what|which|when|where|who|how (much|many|long)|is it|do i|am i|did i)\b",
+    re.I,
+)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+CONTEXT_HEADER = {
+    "zh": "以下是回忆到的与该用户相关的背景信息，仅供参考；如与当前对话冲突，以当前对话为准。",
+    "en": (
+        "Recalled background about this user, for reference only; if it conflicts with "
+        "the current conversation, the current conversation wins."
+    ),
+}
+NEEDS_REVIEW_NOTE = {
+    "zh": "（待复核：请以最新文档为准）",
+    "en": " (needs review: re-check the current document)",
+}
+CONFIDENCE_LABEL = {"zh": "置信度", "en": "confidence"}
+
+
+@dataclass
+class RecallParams:
+    query: str
+    entities: list[str] = field(default_factory=list)
+    top_k: int = 5
+    token_budget: int = 800
+    weights: dict[str, float] | None = None  # staff replay only
+    as_of: dt.datetime | None = None
+
+
+@dataclass
+class ScoredMemory:
+    memory: Memory
+    signals: dict[str, float]
+    score: float
+    selected: bool = False
+    cut: str = ""  # "", "top_k", "budget", "min_score"
+
+
+@dataclass
+class RecallResult:
+    route: str
+    language: str
+    weights: dict[str, float]
+    candidates: list[ScoredMemory]
+    selected: list[ScoredMemory]
+    context: str
+    token_count: int
+    timings_ms: dict[str, float]
+    query_entities: list[str]
+
+    @property
+    def total_ms(self) -> float:
+        return round(sum(self.timings_ms.values()), 3)
+
+
+def route_query(query: str) -> str:
+    """Rule-based intent router."""
+    if _CONTINUATION.search(query):
+        return ROUTE_CONTINUATION
+    preference = bool(_PREFERENCE.search(query))
+    factual = bool(_FACTUAL.search(query))
+    if preference and factual:
+        return ROUTE_MIXED
+    if preference:
+        return ROUTE_PREFERENCE
+    if factual:
+        return ROUTE_FACTUAL
+    return ROUTE_MIXED
+
+
+def query_language(query: str) -> str:
+    return "zh" if _CJK.search(query) else "en"
+
+
+def recency_signal(memory: Memory, now: dt.datetime) -> float:
+    """0.9 ** (days since last access or creation / 7)."""
+    reference = memory.last_accessed_at or memory.created_at
+    days = max(0.0, (now - reference).total_seconds() / 86400)
+    return round(0.9 ** (days / 7), 4)
+
+
+def _weights_for(route: str, override: dict[str, float] | None) -> dict[str, float]:
+    weights = dict(
+        getattr(settings, "ENGRAM_RECALL_WEIGHTS", {}).get(route) or DEFAULT_WEIGHTS[route]
+    )
+    if override:
+        weights.update({k: float(v) for k, v in override.items() if k in SIGNALS})
+    return weights
+
+
+def _live(subject: Subject, as_of: dt.datetime | None) -> Any:
+    queryset = Memory.objects.filter(subject=subject).defer(
+        "embedding", "search_text", "search_vector"
+    )
+    if as_of is None:
+        return queryset.filter(status__in=RECALLABLE_STATUSES)
+    # As of a past moment: what was valid then (superseded later still counts then).
+    return queryset.filter(
+        status__in=[*RECALLABLE_STATUSES, Memory.Status.SUPERSEDED],
+        valid_from__lte=as_of,
+    ).filter(Q(valid_to__isnull=True) | Q(valid_to__gt=as_of))
+
+
+def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallResult:
+    """Compute a recall without side effects (used by the API and by staff replay)."""
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    route = route_query(params.query)
+    language = query_language(params.query)
+    weights = _weights_for(route, params.weights)
+    query_entities = aliases.normalize_entities(
+        [*aliases.find_entities(params.query), *params.entities]
+    )
+    timings["route"] = _ms(started)
+
+    if subject is None:
+        return RecallResult(route, language, weights, [], [], "", 0, timings, query_entities)
+
+    mark = time.perf_counter()
+    query_vector = get_embedder().embed([params.query])[0].tolist()
+    timings["embed"] = _ms(mark)
+
+    mark = time.perf_counter()
+    rows: dict[int, Memory] = {}
+    semantic: dict[int, float] = {}
+    for memory in (
+        _live(subject, params.as_of)
+        .annotate(distance=CosineDistance("embedding", query_vector))
+        .order_by("distance")[:CANDIDATES_PER_SIGNAL]
+    ):
+        rows[memory.pk] = memory
+        if memory.distance is not None:
+            semantic[memory.pk] = max(0.0, 1.0 - float(memory.distance))
+    timings["vector"] = _ms(mark)
+
+    mark = time.perf_counter()
+    keyword: dict[int, float] = {}
+    terms = textsearch.search_query_terms(params.query)
+    if terms:
+        tsquery = SearchQuery(textsearch.build_tsquery(terms), search_type="raw", config="simple")
+        for memory in (
+            _live(subject, params.as_of)
+            .filter(search_vector=tsquery)
+            .annotate(rank=SearchRank("search_vector", tsquery))
+            .order_by("-rank")[:CANDIDATES_PER_SIGNAL]
+        ):
+            rows.setdefault(memory.pk, memory)
+            keyword[memory.pk] = float(memory.rank)
+    top_rank = max(keyword.values(), default=0.0)
+    if top_rank > 0:
+        keyword = {pk: rank / top_rank for pk, rank in keyword.items()}
+    timings["keyword"] = _ms(mark)
+
+    mark = time.perf_counter()
+    entity_forms = sorted(
+        {form for e in query_entities for form in aliases.expand_entity(e)} | set(query_entities)
+    )
+    entity: dict[int, float] = {}
+    if entity_forms:
+        for memory in _live(subject, params.as_of).filter(entities__overlap=entity_forms)[
+            :CANDIDATES_PER_SIGNAL
+        ]:
+            rows.setdefault(memory.pk, memory)
+    for pk, memory in rows.items():
+        if query_entities:
+            own = {aliases.normalize_entity(e) for e in memory.entities}
+            matched = len(own & set(query_entities))
+            entity[pk] = round(min(1.0, matched / min(len(query_entities), 2)), 4)
+    timings["entity"] = _ms(mark)
+
+    mark = time.perf_counter()
+    now = params.as_of or timezone.now()
+    boosts = ROUTE_CATEGORY_BOOST[route]
+    scored: list[ScoredMemory] = []
+    for pk, memory in rows.items():
+        signals = {
+            "semantic": round(semantic.get(pk, 0.0), 4),
+            "keyword": round(keyword.get(pk, 0.0), 4),
+            "entity": entity.get(pk, 0.0),
+            "recency": recency_signal(memory, now),
+            "importance": round(float(memory.importance), 4),
+        }
+        score = sum(weights[name] * signals[name] for name in SIGNALS)
+        score += boosts.get(memory.category, 0.0)
+        scored.append(ScoredMemory(memory=memory, signals=signals, score=round(score, 4)))
+    scored.sort(key=lambda item: (-item.score, -item.memory.pk))
+    selected, context, tokens = _select_within_budget(scored, params, language)
+    timings["score"] = _ms(mark)
+    return RecallResult(
+        route, language, weights, scored, selected, context, tokens, timings, query_entities
+    )
+
+
+def _relevant(item: ScoredMemory) -> bool:
+    signals = item.signals
+    return item.score >= MIN_SCORE and (
+        signals["semantic"] >= 0.2 or signals["keyword"] > 0 or signals["entity"] > 0
+    )
+
+
+def _select_within_budget(
+    scored: list[ScoredMemory], params: RecallParams, language: str
+) -> tuple[list[ScoredMemory], str, int]:
+    """Keep at most top_k memories and at most token_budget tokens, cutting by score."""
+    header = CONTEXT_HEADER[language]
+    used = count_tokens(header) + 1
+    selected: list[ScoredMemory] = []
+    for item in scored:
+        if not _relevant(item):
+            item.cut = "min_score"
+            continue
+        if len(selected) >= params.top_k:
+            item.cut = "top_k"
+            continue
+        line_tokens = count_tokens(context_line(item.memory, language)) + 1
+        if used + line_tokens > params.token_budget:
+            item.cut = "budget"
+            continue
+        used += line_tokens
+        item.selected = True
+        selected.append(item)
+    if not selected:
+        return [], "", 0
+    ordered = sorted(selected, key=lambda item: (-item.memory.importance, -item.score))
+    context = "\n".join([header, *(context_line(item.memory, language) for item in ordered)])
+    return selected, context, count_tokens(context)
+
+
+def context_line(memory: Memory, language: str) -> str:
+    date = (memory.valid_from or memory.created_at).date().isoformat()
+    note = NEEDS_REVIEW_NOTE[language] if memory.status == Memory.Status.NEEDS_REVIEW else ""
+    if language == "zh":
+        return (
+            f"- [{date}] {memory.content}{note}"
+            f"（{CONFIDENCE_LABEL[language]} {memory.confidence:.2f}）"
+        )
+    return (
+        f"- [{date}] {memory.content}{note} ({CONFIDENCE_LABEL[language]} {memory.confidence:.2f})"
+    )
+
+
+def trace_candidates(result: RecallResult) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": item.memory.pk,
+            "content": item.memory.content,
+            "category": item.memory.category,
+            "kind": item.memory.kind,
+            "status": item.memory.status,
+            "signals": item.signals,
+            "score": item.score,
+            "selected": item.selected,
+            "cut": item.cut,
+        }
+        for item in result.candidates
+    ]
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 3)
+
+
+def recall_trace_payload(
+    result: RecallResult, *, subject: Subject, agent: Any, params: RecallParams, trace_id: str
+) -> dict[str, Any]:
+    """Everything `services.recall_record` stores, as JSON (it travels through the broker)."""
+    return {
+        "trace_id": trace_id,
+        "subject_id": subject.pk,
+        "agent_id": getattr(agent, "pk", None),
+        "query": params.query,
+        "route": result.route,
+        "parameters": {
+            "top_k": params.top_k,
+            "token_budget": params.token_budget,
+            "entities": params.entities,
+            "weights": result.weights,
+            "as_of": params.as_of.isoformat() if params.as_of else None,
+            "query_entities": result.query_entities,
+            "language": result.language,
+        },
+        "candidates": trace_candidates(result),
+        "selected_ids": [item.memory.pk for item in result.selected],
+        "context": result.context,
+        "token_count": result.token_count,
+        "timings_ms": result.timings_ms,
+        "total_ms": result.total_ms,
+    }

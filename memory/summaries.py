@@ -1,0 +1,33 @@
+"""Rolling session summaries through an OpenAI-compatible chat model (optional)."""
+
+from typing import Any
+
+from django.conf import settings
+
+SUMMARY_PROMPT = (
+    "Summarise the earlier part of this conversation for an assistant that continues it. "
+    "Keep facts, decisions, open tasks and the user's stated preferences; drop small talk. "
+    "Answer in the conversation's main language, at most {max_tokens} tokens, plain text."
+)
+
+
+def llm_summary(events: list[Any], *, max_tokens: int) -> str:
+    from openai import OpenAI
+
+    client = OpenAI(
+        api_key=settings.OPENAI_API_KEY,
+        base_url=settings.OPENAI_BASE_URL or None,
+        timeout=20,
+        max_retries=1,
+    )
+    transcript = "\n".join(f"{event.role}: {event.content}" for event in events)
+    response = client.chat.completions.create(
+        model=settings.ENGRAM_LLM_MODEL,
+        messages=[
+            {"role": "system", "content": SUMMARY_PROMPT.format(max_tokens=max_tokens)},
+            {"role": "user", "content": transcript[:50_000]},
+        ],
+        max_tokens=max(16, max_tokens),
+        temperature=0,
+    )
+    return (response.choices[0].message.content or "").strip()

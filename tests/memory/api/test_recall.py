@@ -1,0 +1,190 @@
+import pytest
+
+from core.tokens import count_tokens
+from memory.models import Memory, RecallTrace, Subject
+from tests.factories import days_ago, make_memory
+
+URL = "/api/v1/subjects/{}/recall"
+
+
+def remember(client, subject, content, category="preference", **extra):
+    body = {"content": content, "category": category, "confidence": 0.9, **extra}
+    response = client.post(f"/api/v1/subjects/{subject}/memories", body, format="json")
+    assert response.status_code in (200, 201), response.json()
+    return response.json()["memory"]
+
+
+def recall(client, subject, query, **extra):
+    response = client.post(URL.format(subject), {"query": query, **extra}, format="json")
+    assert response.status_code == 200, response.json()
+    return response.json()
+
+
+def test_a_preference_beats_similar_chit_chat(cast):
+    c = cast.alice_client
+    remember(c, "u1", "用户不吃辣，推荐餐厅时要避开辣味", importance=0.8, entities=["餐厅"])
+    remember(c, "u1", "用户昨天和朋友聊了聊餐厅装修的话题", category="fact", importance=0.2)
+    body = recall(c, "u1", "帮我推荐一家餐厅")
+    assert body["route"] in ("preference", "mixed")
+    assert body["memories"][0]["content"].startswith("用户不吃辣")
+    assert set(body["memories"][0]["signals"]) == {
+        "semantic",
+        "keyword",
+        "entity",
+        "recency",
+        "importance",
+    }
+
+
+def test_superseded_and_observed_memories_never_return(cast):
+    c = cast.alice_client
+    old = remember(c, "u1", "The user's weekly meeting is on Monday", category="fact")
+    c.patch(
+        f"/api/v1/subjects/u1/memories/{old['id']}",
+        {"content": "The user's weekly meeting is on Wednesday"},
+        format="json",
+    )
+    remember(c, "u1", "The user might move the meeting to Friday", category="fact", confidence=0.3)
+    body = recall(c, "u1", "When is my weekly meeting?")
+    contents = [m["content"] for m in body["memories"]]
+    assert any("Wednesday" in text for text in contents)
+    assert not any("Monday" in text or "Friday" in text for text in contents)
+
+
+def test_importance_and_recency_matter(cast):
+    subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
+    low = make_memory(subject, "The user enjoys hiking in the mountains", importance=0.1)
+    high = make_memory(subject, "The user enjoys hiking in the mountains", importance=0.9)
+    ids = [
+        m["id"] for m in recall(cast.alice_client, "u1", "Does the user enjoy hiking?")["memories"]
+    ]
+    assert ids.index(high.pk) < ids.index(low.pk)
+    # Equal importance: the one not touched for a year loses on recency.
+    Memory.objects.filter(pk=high.pk).update(
+        importance=0.1, created_at=days_ago(365), last_accessed_at=days_ago(365)
+    )
+    ids = [
+        m["id"] for m in recall(cast.alice_client, "u1", "Does the user enjoy hiking?")["memories"]
+    ]
+    assert ids.index(low.pk) < ids.index(high.pk)
+
+
+@pytest.mark.parametrize(
+    "language,fact,query,header",
+    [
+        (
+            "zh",
+            "用户每周三下午三点开产品部周会，这个时间不能安排其他事情",
+            "产品部周会是什么时候？",
+            "以下是回忆到的与该用户相关的背景信息",
+        ),
+        (
+            "en",
+            "The user has the product team meeting every Wednesday at three in the afternoon",
+            "When is the product team meeting?",
+            "Recalled background about this user",
+        ),
+    ],
+)
+def test_it_cuts_by_token_budget_without_breaking_sentences(cast, language, fact, query, header):
+    c = cast.alice_client
+    subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
+    for i in range(6):
+        make_memory(subject, f"{fact} #{i}")
+    full = recall(c, "u1", query, top_k=6, token_budget=2000)
+    assert len(full["memories"]) == 6
+    budget = (
+        count_tokens(full["context"].splitlines()[0])
+        + 3 * (count_tokens(full["context"].splitlines()[1]) + 1)
+        + 2
+    )
+    cut = recall(c, "u1", query, top_k=6, token_budget=budget)
+    assert 1 <= len(cut["memories"]) < 6
+    assert cut["context"].startswith(header)
+    assert count_tokens(cut["context"]) <= budget
+    for memory in cut["memories"]:  # every selected memory appears whole
+        assert memory["content"] in cut["context"]
+
+
+def test_empty_subject_answers_an_empty_list(cast):
+    body = recall(cast.alice_client, "never-seen", "anything?")
+    assert body["memories"] == [] and body["context"] == ""
+
+
+def test_it_stores_a_trace_and_counts_hits(cast):
+    c = cast.alice_client
+    memory = remember(c, "u1", "The user prefers aisle seats", entities=["座位"])
+    body = recall(c, "u1", "Pick my seat on the flight")
+    trace = RecallTrace.objects.get(trace_id=body["trace_id"])
+    assert trace.query == "Pick my seat on the flight"
+    assert trace.route == body["route"]
+    assert memory["id"] in trace.selected_ids
+    candidate = next(item for item in trace.candidates if item["id"] == memory["id"])
+    assert candidate["selected"] is True and "semantic" in candidate["signals"]
+    assert set(trace.timings_ms) >= {"embed", "vector", "keyword", "score"}
+    assert trace.context == body["context"]
+    assert Memory.objects.get(pk=memory["id"]).hit_count == 1
+
+
+def test_replay_has_no_side_effects(cast):
+    from memory.recall import RecallParams, recall_compute
+
+    c = cast.alice_client
+    memory = remember(c, "u1", "The user prefers aisle seats")
+    result = recall_compute(
+        subject=Subject.objects.get(external_id="u1"),
+        params=RecallParams(query="seat", weights={"semantic": 1.0}),
+    )
+    assert result.weights["semantic"] == 1.0
+    assert Memory.objects.get(pk=memory["id"]).hit_count == 0
+    assert RecallTrace.objects.count() == 0
+
+
+def test_recall_uses_a_constant_number_of_queries(cast, django_assert_max_num_queries):
+    from memory.recall import RecallParams, recall_compute
+
+    subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
+    for i in range(12):
+        make_memory(subject, f"The user fact number {i} about topic {i * 13}")
+    with django_assert_max_num_queries(3):
+        recall_compute(subject=subject, params=RecallParams(query="topic 13 fact", top_k=10))
+
+
+def test_outsiders_get_404_or_nothing(cast):
+    remember(cast.alice_client, "u1", "The user prefers aisle seats")
+    body = recall(cast.charlie_client, "u1", "seat")
+    assert body["memories"] == []
+    assert (
+        cast.bob_client.post(URL.format("u1"), {"query": "seat"}, format="json").status_code == 404
+    )
+
+
+def test_it_validates_the_body(cast):
+    response = cast.alice_client.post(URL.format("u1"), {"query": "", "top_k": 0}, format="json")
+    assert response.status_code == 400
+    assert {"query", "top_k"} <= set(response.json()["error"]["fields"])
+
+
+def test_session_context_keeps_recent_turns_and_summarises_older_ones(cast):
+    c = cast.alice_client
+    events = [
+        {
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": f"Turn number {i}. " + "Some filler words here. " * 8,
+        }
+        for i in range(30)
+    ]
+    c.post(
+        "/api/v1/subjects/u1/events",
+        {"session_id": "s1", "events": events, "extract": "none"},
+        format="json",
+    )
+    body = c.get("/api/v1/subjects/u1/sessions/s1/context", {"token_budget": 400}).json()
+    assert body["turns"][-1]["content"].startswith("Turn number 29")
+    assert 0 < len(body["turns"]) < 30
+    assert body["summarized_turns"] == 30 - len(body["turns"])
+    assert "Turn number 0" in body["summary"]
+    assert body["token_count"] <= 400
+    empty = c.get("/api/v1/subjects/u1/sessions/none/context").json()
+    assert empty["turns"] == [] and empty["summary"] == ""
+    assert cast.bob_client.get("/api/v1/subjects/u1/sessions/s1/context").status_code == 404

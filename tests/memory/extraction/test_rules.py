@@ -1,0 +1,303 @@
+"""RuleExtractor: triggers, ignores, hedges, emphasis, corrections, slots (zh + en).
+
+Sentences here are written for the tests, not taken from the evaluation scenarios.
+"""
+
+import re
+import time
+
+import pytest
+
+from memory.extraction.base import Candidate, Turn
+from memory.extraction.rules import RuleExtractor, normalize_amount, schedule_values, zh_number
+
+EX = RuleExtractor()
+
+
+def run(*texts: str) -> list[Candidate]:
+    turns = []
+    for t in texts:
+        if t.startswith("A:"):
+            turns.append(Turn("assistant", t[2:].strip()))
+        else:
+            turns.append(Turn("user", t.removeprefix("U:").strip()))
+    return EX.extract(turns).candidates
+
+
+def one(*texts: str) -> Candidate:
+    cands = run(*texts)
+    assert len(cands) == 1, [c.content for c in cands]
+    return cands[0]
+
+
+PRONOUNS = re.compile(r"我|你|您|\bI\b|\bmy\b|\bme\b|\bwe\b|\bour\b|\byou\b", re.IGNORECASE)
+
+
+def test_name_and_result_shape():
+    res = EX.extract([Turn("user", "我不吃辣。")])
+    assert EX.name == "rules-v1"
+    assert res.extractor == "rules-v1"
+    assert res.candidates[0].source_index == 0
+    assert res.candidates[0].source_quote == "我不吃辣。"
+
+
+# ---- triggers --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text,category,keyword",
+    [
+        ("我不吃辣，推荐餐厅的时候注意一下。", "preference", "辣"),
+        ("我平时最喜欢喝普洱茶。", "preference", "普洱"),
+        ("以后推荐酒店避开机场附近的。", "preference", "机场"),
+        ("I always prefer the window seat on long flights.", "preference", "window"),
+        ("I hate cilantro in anything.", "preference", "cilantro"),
+        ("Never book me on Ryanair again.", "preference", "Ryanair"),
+        ("我下个月十号要去杭州出差三天。", "plan", "杭州"),
+        ("I'm planning to run a half marathon in October.", "plan", "marathon"),
+        ("我们决定了，新官网用 Next.js 重做。", "decision", "Next.js"),
+        ("We decided to go with AWS for the new region.", "decision", "AWS"),
+        ("我是一家物流公司的财务经理。", "profile", "财务"),
+        ("I'm a product designer at a fintech startup in Berlin.", "profile", "designer"),
+        ("我们的数据库是 PostgreSQL 15。", "fact", "PostgreSQL"),
+        ("Our frontend is written in Angular.", "fact", "Angular"),
+        ("我们组的站会每天早上九点半。", "fact", "九点半"),
+    ],
+)
+def test_trigger_categories(text, category, keyword):
+    c = one(text)
+    assert c.category == category
+    assert keyword in c.content
+    assert not PRONOUNS.search(c.content), c.content
+
+
+def test_content_is_declarative_about_the_user():
+    assert one("我不吃辣。").content.startswith("用户")
+    c = one("I usually take the train between Beijing and Shanghai.")
+    assert c.content == "The user usually takes the train between Beijing and Shanghai."
+
+
+def test_standing_instruction_is_procedural():
+    c = one("以后给我回邮件都用英文，开头不要寒暄。")
+    assert c.kind == "procedural" and c.category == "preference"
+    c = one("From now on, keep answers under 200 words.")
+    assert c.kind == "procedural"
+    assert c.slot.startswith("style") and "concise" in c.values
+
+
+def test_plain_fact_is_semantic():
+    assert one("我对猫毛过敏。").kind == "semantic"
+
+
+# ---- ignores ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "帮我写一个登录组件。",
+        "先给我列三家看看。",
+        "对。",
+        "嗯嗯，好的",
+        "谢谢你！",
+        "好的，就这样吧。",
+        "Can you recommend a good book on distributed systems?",
+        "今天好热啊。",
+        "What's the capital of Australia?",
+        "Thanks, that helps!",
+        "ok",
+        "Python 的装饰器怎么写？",
+        "我刚开完会，累死了。",
+        "I just got back from lunch.",
+        "帮我查一下明天北京的天气。",
+        "Book the 7:15 train for me.",
+        "这次先订两晚吧。",
+        "I love this answer, thanks!",
+        "That's great, I always forget that.",
+        "我今天不太舒服，想早点下班。",
+    ],
+)
+def test_ignored(text):
+    assert run(text) == []
+
+
+def test_assistant_turns_are_context_only():
+    assert run("A:您偏好靠窗还是过道？我猜您喜欢靠窗。") == []
+
+
+def test_task_arguments_are_not_facts():
+    # the clause after a one-off request describes the request, not the person
+    assert run("帮我发个通知，全组下周一开始用新的考勤系统。") == []
+
+
+def test_new_from_limits_extraction():
+    turns = [Turn("user", "我不吃辣。"), Turn("assistant", "好的"), Turn("user", "我对虾过敏。")]
+    cands = EX.extract(turns, new_from=1).candidates
+    assert [c.source_index for c in cands] == [2]
+
+
+def test_pii_clauses_are_dropped():
+    c = one("我住在深圳南山，电话 13800138000。")
+    assert "13800138000" not in c.content and "深圳" in c.content
+
+
+# ---- hedges, firmness, emphasis --------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "也许下个月换成飞书吧，还没定。",
+        "我可能下个月去成都出差，还没定。",
+        "要不要以后酒店都订全季呢，我再想想。",
+        "Maybe I'll switch to window seats, not sure.",
+        "Maybe we'll move the database to TiDB, I wonder if it's worth it.",
+    ],
+)
+def test_hedges_lower_confidence(text):
+    cands = run(text)
+    assert cands and all(c.confidence < 0.6 for c in cands)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "听说公司年会可能改到杭州办。",
+        "The launch might slip to Q3, not sure yet.",
+    ],
+)
+def test_hedged_hearsay_never_confident(text):
+    assert all(c.confidence < 0.6 for c in run(text))
+
+
+def test_plain_vs_firm_confidence():
+    plain = one("我出差一般坐东航。")
+    firm = one("公司新规定，以后出差统一坐国航，从下个月开始执行。")
+    assert plain.confidence == pytest.approx(0.75)
+    assert firm.confidence >= 0.85
+    assert firm.confidence >= plain.confidence + 0.15
+    en_plain = one("For coffee I usually get a flat white.")
+    en_firm = one("New standing order: a cappuccino every morning, from now on.")
+    assert en_firm.confidence >= en_plain.confidence + 0.15
+    assert en_plain.slot == en_firm.slot == "coffee"
+
+
+def test_emphasis_and_safety_raise_importance():
+    plain = one("我不喝可乐。")
+    emph = one("一定记住，我不喝可乐。")
+    assert emph.importance > plain.importance
+    assert one("I'm allergic to penicillin.").importance >= 0.9
+    assert one("我对芒果严重过敏。").importance >= 0.9
+
+
+# ---- corrections -----------------------------------------------------------------------------
+def test_correction_rewrites_assistant_paraphrase():
+    c = run(
+        "帮我记一下，季度复盘会定在周五下午。",
+        "A:好的，已记录：季度复盘会周四下午。",
+        "不对，是周五，不是周四。",
+    )[-1]
+    assert c.category == "correction"
+    assert "周五" in c.content and "周四" not in c.content
+    assert c.confidence >= 0.85
+
+
+def test_correction_en_without_paraphrase():
+    c = one("No, I said Lisbon, not Porto.")
+    assert c.category == "correction" and "Lisbon" in c.content
+
+
+def test_correction_values_keep_only_the_right_one():
+    c = run("我们项目用的是 React 18", "A:好的", "改一下，不是 React 是 Vue，我说错了。")[-1]
+    assert c.category == "correction"
+    assert c.values == ["Vue"]
+
+
+# ---- slots and values ------------------------------------------------------------------------
+def test_hotel_slot_shared_values_differ():
+    a = one("我出差习惯住如家，离地铁近。")
+    b = one("以后出差统一订希尔顿，这是公司新标准。")
+    assert a.slot == b.slot == "hotel"
+    assert a.values == ["如家"] and b.values == ["希尔顿"]
+
+
+def test_meeting_slot_with_team_and_schedule():
+    a = one("我们市场部的例会是每周二下午四点。")
+    b = one("市场部周会从下周开始改到每周五上午九点半了。")
+    assert a.slot == b.slot == "meeting:市场部"
+    assert a.values == ["周二", "16:00"]
+    assert b.values == ["周五", "09:30"]
+
+
+def test_budget_slot_normalises_amounts():
+    a = one("今年团建预算是三万。")
+    b = one("团建预算最终定为 4.5 万。")
+    assert a.slot == b.slot
+    assert a.values == ["30000"] and b.values == ["45000"]
+    assert one("My budget for the laptop is around $2,000.").values == ["2000"]
+
+
+def test_stack_slot():
+    a = one("我们后端主要用 Python，框架是 Django。")
+    b = one("后端技术栈定了，统一改为 Go。")
+    assert a.slot == b.slot == "stack:backend"
+    assert "Python" in a.values and b.values == ["Go"]
+
+
+def test_paraphrases_share_slot_and_values():
+    cands = [one(t) for t in ("我是吃素的。", "我不吃肉。", "I'm vegetarian, remember that.")]
+    assert {c.slot for c in cands} == {"diet"}
+    assert all(c.values == ["素食"] for c in cands)
+    seats = [one(t) for t in ("I like aisle seats.", "Always put me on the aisle.")]
+    assert {c.slot for c in seats} == {"flight.seat"} and all(c.values == ["过道"] for c in seats)
+
+
+def test_negated_values():
+    c = one("我不吃香菜。")
+    assert c.values == ["!香菜"]
+    assert one("Please never suggest MongoDB to me.").values == ["!MongoDB"]
+
+
+def test_style_values():
+    c = one("以后写报告先说结论，用要点列表，不要大段文字。")
+    assert c.slot == "style:report"
+    assert {"conclusion_first", "bullets", "!narrative"} <= set(c.values)
+
+
+def test_entities_are_normalised():
+    c = one("以后推荐饭店别选川菜馆子。")
+    assert "餐厅" in c.entities
+
+
+def test_same_turn_sentences_about_one_topic_merge():
+    c = one("我们前端用 Svelte。新项目也继续用 Svelte。")
+    assert c.slot == "stack:frontend" and c.values == ["Svelte"]
+
+
+def test_answer_to_assistant_question():
+    c = run("推荐几家咖啡店", "A:您平时喝什么咖啡？", "美式，不加奶。")[-1]
+    assert c.category == "preference" and "美式" in c.content and c.slot == "coffee"
+    c = run("Help me size the cluster", "A:How many nodes do you run today?", "About 40, all ARM.")[
+        -1
+    ]
+    assert "40" in c.content and c.category == "fact"
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+def test_number_helpers():
+    assert zh_number("一千五") == 1500
+    assert zh_number("十二") == 12
+    assert zh_number("两百") == 200
+    assert normalize_amount("八", "万") == "80000"
+    assert normalize_amount("5", "万") == "50000"
+    assert normalize_amount("1.5", "k") == "1500"
+    assert schedule_values("每周三下午三点") == ["周三", "15:00"]
+    assert schedule_values("Thursdays at 2pm") == ["周四", "14:00"]
+    assert schedule_values("星期一上午九点半") == ["周一", "09:30"]
+
+
+def test_throughput():
+    turns = [
+        Turn("user", "我们产品部的周会是每周一上午十点，以后排日程避开这个时间。"),
+        Turn("assistant", "好的，已记录：产品部周会每周一上午 10 点。"),
+        Turn("user", "I always prefer the aisle, and never book red-eye flights."),
+        Turn("assistant", "Noted."),
+        Turn("user", "帮我写一个组件。"),
+    ] * 20
+    start = time.perf_counter()
+    EX.extract(turns)
+    assert len(turns) / (time.perf_counter() - start) > 300

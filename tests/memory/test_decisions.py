@@ -1,0 +1,225 @@
+"""Write decisions (memory/decisions.py): dedupe, conflict, supersede, low confidence."""
+
+import datetime as dt
+
+from memory.decisions import (
+    DEDUPE_SIMILARITY,
+    LOW_CONFIDENCE,
+    SUPERSEDE_MARGIN,
+    ExistingMemory,
+    compare_values,
+    decide,
+    slots_compatible,
+)
+from memory.extraction.base import Candidate, Turn
+from memory.extraction.rules import RuleExtractor
+
+T0 = dt.datetime(2026, 1, 1, 9, 0, tzinfo=dt.UTC)
+T1 = T0 + dt.timedelta(days=30)
+
+
+def mem(id=1, **kw):
+    base = dict(
+        id=id,
+        category="preference",
+        kind="semantic",
+        content="",
+        entities=[],
+        slot="",
+        values=[],
+        confidence=0.75,
+        occurred_at=T0,
+        status="active",
+    )
+    base.update(kw)
+    return ExistingMemory(**base)
+
+
+def cand(**kw):
+    base = dict(content="", category="preference", kind="semantic", confidence=0.75)
+    base.update(kw)
+    return Candidate(**base)
+
+
+def test_constants():
+    assert DEDUPE_SIMILARITY == 0.85 and SUPERSEDE_MARGIN == 0.15 and LOW_CONFIDENCE == 0.6
+
+
+def test_create_when_nothing_related():
+    d = decide(cand(content="用户不吃辣", slot="food", values=["!辣"]), T1, [], {})
+    assert d.action == "create" and d.target_id is None
+
+
+def test_low_confidence_observed():
+    d = decide(cand(content="用户也许换成飞书", confidence=0.45), T1, [], {})
+    assert d.action == "observe_low_confidence"
+
+
+def test_episodic_never_merged_or_superseded():
+    old = mem(slot="hotel", values=["如家"], content="用户住如家")
+    d = decide(cand(kind="episodic", slot="hotel", values=["如家"]), T1, [old], {1: 0.99})
+    assert d.action == "create"
+    d = decide(cand(kind="episodic", confidence=0.4), T1, [old], {1: 0.99})
+    assert d.action == "observe_low_confidence"
+
+
+def test_merge_by_slot_values():
+    old = mem(slot="diet", values=["素食"], content="用户吃素")
+    d = decide(cand(content="用户不吃肉", slot="diet", values=["素食"]), T1, [old], {1: 0.3})
+    assert d.action == "merge" and d.target_id == 1
+
+
+def test_merge_by_similarity_needs_entity_overlap_and_compatible_category():
+    old = mem(content="The user prefers aisle seats", entities=["过道"])
+    c = cand(content="Put the user on the aisle", entities=["过道"])
+    assert decide(c, T1, [old], {1: 0.9}).action == "merge"
+    assert decide(c, T1, [old], {1: 0.8}).action == "create"
+    other = cand(content="x", entities=["靠窗"])
+    assert decide(other, T1, [old], {1: 0.95}).action == "create"
+    plan = cand(content="x", category="plan", entities=["过道"])
+    assert decide(plan, T1, [old], {1: 0.95}).action == "create"
+
+
+def test_merge_updates_content_when_newer_and_more_specific():
+    old = mem(category="plan", slot="trip:成都", content="用户五月中旬去成都")
+    c = cand(category="plan", slot="trip:成都", content="用户 5 月 12 号出发去成都")
+    d = decide(c, T1, [old], {1: 0.7})
+    assert d.action == "merge" and d.update_content
+
+
+def test_supersede_firmer_newer():
+    old = mem(slot="hotel", values=["如家"], content="用户出差住如家", confidence=0.75)
+    c = cand(content="以后统一订希尔顿", slot="hotel", values=["希尔顿"], confidence=0.9)
+    d = decide(c, T1, [old], {1: 0.4})
+    assert d.action == "supersede" and d.target_id == 1
+
+
+def test_conflict_not_firm_enough_or_older_is_observed():
+    old = mem(slot="hotel", values=["如家"], confidence=0.75)
+    c = cand(slot="hotel", values=["希尔顿"], confidence=0.8)
+    assert decide(c, T1, [old], {}).action == "observe_conflict"
+    firm = cand(slot="hotel", values=["希尔顿"], confidence=0.95)
+    assert decide(firm, T0 - dt.timedelta(days=1), [old], {}).action == "observe_conflict"
+    hedged = cand(slot="hotel", values=["希尔顿"], confidence=0.4)
+    d = decide(hedged, T1, [old], {})
+    assert d.action == "observe_conflict" and d.target_id == 1
+
+
+def test_meeting_schedule_conflict_and_loose_slot():
+    old = mem(category="fact", slot="meeting:市场部", values=["周二", "16:00"])
+    assert (
+        decide(
+            cand(category="fact", slot="meeting", values=["周五"], confidence=0.45), T1, [old], {}
+        ).action
+        == "observe_conflict"
+    )
+    assert (
+        decide(
+            cand(category="fact", slot="meeting:市场部", values=["周二", "16:00"]), T1, [old], {}
+        ).action
+        == "merge"
+    )
+    assert (
+        decide(cand(category="fact", slot="meeting:销售部", values=["周五"]), T1, [old], {}).action
+        == "create"
+    )
+
+
+def test_value_comparison_rules():
+    assert compare_values("hotel", ["全季"], ["汉庭"]) == "conflict"
+    assert compare_values("hotel", ["全季"], ["全季"]) == "same"
+    assert compare_values("food", ["湘菜"], ["粤菜"]) is None  # list-like slot: both can hold
+    assert compare_values("food", ["辣"], ["!辣"]) == "conflict"
+    assert compare_values("budget", ["80000"], ["50000"]) == "conflict"
+    assert compare_values("meeting", ["周二", "10:00"], ["周二", "15:00"]) == "conflict"
+    assert compare_values("style:answer", ["concise"], ["detailed"]) == "conflict"
+    assert compare_values("style:answer", ["concise"], ["bullets"]) is None
+    assert compare_values("plan:x", [], []) == "same"
+    assert slots_compatible("meeting", "meeting:产品部")
+    assert not slots_compatible("meeting:销售部", "meeting:产品部")
+
+
+def test_only_active_memories_are_merged_into_or_superseded():
+    observed = mem(slot="hotel", values=["全季"], status="observed", confidence=0.4)
+    d = decide(cand(slot="hotel", values=["全季"], confidence=0.9), T1, [observed], {})
+    assert d.action == "create"
+    d = decide(cand(slot="hotel", values=["全季"], confidence=0.4), T1, [observed], {})
+    assert d.action == "merge"
+
+
+# ---- end to end with the rule extractor (similarity 0: slots only) ---------------------------
+def simulate(*sessions: list[str]):
+    ex, store, next_id = RuleExtractor(), [], 1
+    for day, texts in enumerate(sessions):
+        turns = [Turn("user", t) for t in texts]
+        for c in ex.extract(turns).candidates:
+            when = T0 + dt.timedelta(days=day)
+            live = [m for m in store if m.status != "superseded"]
+            d = decide(c, when, live, {})
+            if d.action == "merge":
+                continue
+            if d.action == "supersede":
+                next(m for m in store if m.id == d.target_id).status = "superseded"
+            store.append(
+                ExistingMemory(
+                    id=next_id,
+                    category=c.category,
+                    kind=c.kind,
+                    content=c.content,
+                    entities=c.entities,
+                    slot=c.slot,
+                    values=c.values,
+                    confidence=c.confidence,
+                    occurred_at=when,
+                    status="observed" if d.action.startswith("observe") else "active",
+                )
+            )
+            next_id += 1
+    return store
+
+
+def active(store):
+    return [m.content for m in store if m.status == "active"]
+
+
+def test_e2e_paraphrases_dedupe_zh_en():
+    store = simulate(
+        ["我是吃素的，帮我订个餐厅。"], ["我不吃肉，你记一下。"], ["提醒一下，我吃素。"]
+    )
+    assert len(active(store)) == 1
+    store = simulate(
+        ["I like aisle seats."],
+        ["Always put me on the aisle, please."],
+        ["Remember: aisle seats for me."],
+    )
+    assert len(active(store)) == 1
+
+
+def test_e2e_firm_update_supersedes():
+    store = simulate(
+        ["我出差一般住如家，以后默认帮我订如家。"], ["公司新规定，以后出差酒店统一订希尔顿。"]
+    )
+    assert any("希尔顿" in c for c in active(store))
+    assert not any("如家" in c for c in active(store))
+    assert any(m.status == "superseded" and "如家" in m.content for m in store)
+    store = simulate(
+        ["For coffee I usually get a flat white."],
+        ["New standing order: cappuccino every time, from now on."],
+    )
+    assert any("cappuccino" in c for c in active(store))
+    assert not any("flat white" in c for c in active(store))
+
+
+def test_e2e_budget_update_and_tentative():
+    store = simulate(["今年团建预算是三万。"], ["团建预算最终定为 4.5 万，按这个来。"])
+    assert any("4.5" in c for c in active(store))
+    assert not any("三万" in c for c in active(store))
+    store = simulate(["我们市场部的例会是每周二下午四点。"], ["听说例会可能要改到周五，还没定。"])
+    assert any("周二" in c for c in active(store))
+    assert not any("周五" in c for c in active(store))
+
+
+def test_e2e_tentative_tech_switch_is_not_active():
+    store = simulate(["我们前端一直用 Angular，团队都熟。"], ["也许以后换成 Svelte？我再想想。"])
+    assert any("Angular" in c for c in active(store))
+    assert not any("Svelte" in c for c in active(store))

@@ -1,0 +1,94 @@
+"""PII redaction (memory/pii.py): every pattern, both languages, and numbers that must stay."""
+
+import pytest
+
+from memory.pii import contains_pii, luhn_valid, redact, valid_id_card
+
+
+def _id_with_checksum(first17: str) -> str:
+    weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+    total = sum(int(d) * w for d, w in zip(first17, weights, strict=True))
+    return first17 + "10X98765432"[total % 11]
+
+
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("我的手机号是13712345678，有事打我", "PHONE"),
+        ("电话 137-1234-5678", "PHONE"),
+        ("电话 137 1234 5678", "PHONE"),
+        ("call +86 137 1234 5678 anytime", "PHONE"),
+        ("座机 010-62345678", "PHONE"),
+        ("深圳办公室 0755-1234567", "PHONE"),
+        ("My cell is +1 415 555 0100.", "PHONE"),
+        ("London office: +44 20 7946 0958", "PHONE"),
+        ("reach me at (415) 555-0100", "PHONE"),
+        ("邮箱 li.na+work@example.cn 收", "EMAIL"),
+        ("send it to j.doe@mail.example.org please", "EMAIL"),
+        ("信用卡 4111 1111 1111 1111 别存", "BANK_CARD"),
+        ("card 4111-1111-1111-1111", "BANK_CARD"),
+        ("卡号 6222021234567890128", "BANK_CARD"),
+        ("passport number E98765432", "PASSPORT"),
+        ("护照号 G12345678", "PASSPORT"),
+        ("my frequent flyer number is MU 123456789", "ACCOUNT"),
+    ],
+)
+def test_redacts(text, kind):
+    res = redact(text)
+    assert f"[{kind}]" in res.text, res
+    assert res.found.get(kind) == 1
+    assert contains_pii(text)
+
+
+def test_id_card_checksum_and_birth_date():
+    good = _id_with_checksum("44030619900101123")
+    assert valid_id_card(good)
+    res = redact(f"身份证 {good} 请保密")
+    assert res.text == "身份证 [ID_CARD] 请保密" and res.found == {"ID_CARD": 1}
+    x_id = next(
+        _id_with_checksum(f"11010519850610{n:03d}")
+        for n in range(200)
+        if _id_with_checksum(f"11010519850610{n:03d}").endswith("X")
+    )
+    assert redact(f"ID {x_id}").text == "ID [ID_CARD]"
+    # wrong checksum, impossible birth date: not an ID card (unless labelled as one)
+    bad = good[:-1] + ("0" if good[-1] != "0" else "1")
+    assert not valid_id_card(bad)
+    assert not valid_id_card(_id_with_checksum("11010520991301123"))
+    assert redact(f"order {bad}").found.get("ID_CARD") is None
+    assert redact(f"身份证号 {bad}").text == "身份证号 [ID_CARD]"
+
+
+def test_luhn():
+    assert luhn_valid("4111111111111111")
+    assert not luhn_valid("4111111111111112")
+
+
+def test_multiple_in_one_text():
+    res = redact("手机 13912345678，邮箱 a@b.co，备用 13987654321")
+    assert res.found == {"PHONE": 2, "EMAIL": 1}
+    assert "139" not in res.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "预算 8万，最多 80000 元",
+        "2026年3月开会，时间 14:30",
+        "日期 2026-01-06，订单号 1234567812345678",
+        "大概 120 人，每晚一千五以内",
+        "Version 3.12.1, port 8080, 1,500 users",
+        "Q4 revenue was 12345678 dollars",
+        "会议号 123 456 789",
+        "flight CA1234 departs 09:40",
+        "邮编 100080",
+    ],
+)
+def test_non_pii_numbers_stay(text):
+    res = redact(text)
+    assert res.text == text and res.found == {}
+    assert not contains_pii(text)
+
+
+def test_empty():
+    assert redact("").text == "" and redact("").found == {}
