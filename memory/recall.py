@@ -78,8 +78,10 @@ ROUTE_CATEGORY_BOOST = {
     ROUTE_CONTINUATION: {"plan": 0.05, "decision": 0.03},
     ROUTE_MIXED: {},
 }
-# Below this a candidate is noise: no keyword or entity match and a weak semantic match.
+# The noise gate (see `_relevant`).
 MIN_SCORE = 0.12
+MIN_SEMANTIC = 0.1
+STANDING_CATEGORIES = ("preference", "profile", "decision")
 
 _CONTINUATION = re.compile(
     r"继续|接着|刚才|上次|之前那个|还是那个|\b(continue|go on|as before|where were we|"
@@ -288,10 +290,16 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
 
 
 def _relevant(item: ScoredMemory) -> bool:
-    signals = item.signals
-    return item.score >= MIN_SCORE and (
-        signals["semantic"] >= 0.2 or signals["keyword"] > 0 or signals["entity"] > 0
-    )
+    """Noise gate. Standing guidance about the person (preferences, profile, decisions,
+    procedures) applies to whole classes of tasks that rarely share words with it ("book a
+    hotel" vs "always books 亚朵"), so it only needs the score floor; other memories also need
+    some match with the query."""
+    memory, signals = item.memory, item.signals
+    if item.score < MIN_SCORE:
+        return False
+    if memory.kind == Memory.Kind.PROCEDURAL or memory.category in STANDING_CATEGORIES:
+        return True
+    return signals["semantic"] >= MIN_SEMANTIC or signals["keyword"] > 0 or signals["entity"] > 0
 
 
 def _select_within_budget(

@@ -940,3 +940,52 @@ def recall_record_later(*, trace: dict[str, Any], actor: Actor) -> None:
     except Exception:  # noqa: BLE001 - broker down: record inline rather than lose the trace
         logger.warning("broker unavailable; recording recall trace inline")
         recall_record(trace=trace, actor=actor)
+
+
+# --------------------------------------------------------------------------- maintenance
+
+
+def memories_reembed(
+    *, actor: Actor, force: bool = False, batch_size: int = 256, progress: Any = None
+) -> int:
+    """Re-embed memories whose embedding came from another model (or all with `force`).
+
+    Works in id order and in batches (embedding outside the transaction, one short write
+    transaction per batch), so it can be interrupted and re-run; returns the number updated.
+    """
+    embedder = get_embedder()
+    queryset = (
+        Memory.objects.all() if force else Memory.objects.exclude(embedding_model=embedder.name)
+    )
+    total = queryset.count()
+    done, last_id = 0, 0
+    while True:
+        batch = list(
+            queryset.filter(pk__gt=last_id)
+            .order_by("pk")
+            .values_list("pk", "content", "tenant_id", "subject_id")[:batch_size]
+        )
+        if not batch:
+            break
+        vectors = embedder.embed([content for _, content, _, _ in batch])
+        with transaction.atomic():
+            for (pk, _, _, _), vector in zip(batch, vectors, strict=True):
+                Memory.objects.filter(pk=pk).update(
+                    embedding=vector.tolist(), embedding_model=embedder.name
+                )
+            for tenant_id, subject_id in sorted({(t, s) for _, _, t, s in batch}):
+                audit_record(
+                    actor=actor,
+                    action="memory.reembed",
+                    target_type="memory.subject",
+                    target_id=subject_id,
+                    tenant_id=tenant_id,
+                    subject_id=subject_id,
+                    reason=f"embedding model {embedder.name}",
+                    changed_fields=["embedding"],
+                )
+        done += len(batch)
+        last_id = batch[-1][0]
+        if progress is not None:
+            progress(done, total)
+    return done
