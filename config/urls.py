@@ -16,5 +16,5 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include("memory.urls")),
-    path("console/", include("memory.console_urls")),
+    path("console/", include("console.urls")),
 ]

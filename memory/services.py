@@ -989,3 +989,133 @@ def memories_reembed(
         if progress is not None:
             progress(done, total)
     return done
+
+
+# --------------------------------------------------------------------------- staff actions
+
+REVIEW_ACCEPTED_CONFIDENCE = 0.8  # a human confirmed it
+MSG_ALREADY_RESOLVED = "This observation was already resolved ({status})."
+MSG_NO_RELATED = "There is no related memory to merge into."
+
+
+def memory_set_pinned(*, memory: Memory, pinned: bool, actor: Actor, reason: str) -> Memory:
+    """Pinned memories never decay (a flag, not a new version)."""
+    with transaction.atomic():
+        memory.pinned = pinned
+        memory.save(update_fields=["pinned", "updated_at"])
+        _audit_memory(actor, "memory.pin" if pinned else "memory.unpin", memory, reason,
+                      ["pinned"])
+    return memory
+
+
+def memory_expire(*, memory: Memory, actor: Actor, reason: str) -> Memory:
+    """No longer true (e.g. a finished plan): kept for history, never recalled."""
+    with transaction.atomic():
+        memory.status = Memory.Status.EXPIRED
+        memory.valid_to = timezone.now()
+        memory.change_reason = reason[:200]
+        memory.save(update_fields=["status", "valid_to", "change_reason", "updated_at"])
+        _audit_memory(actor, "memory.expire", memory, reason, ["status", "valid_to"])
+    return memory
+
+
+def observation_resolve(
+    *,
+    observation: Observation,
+    decision: str,
+    actor: Actor,
+    user: Any = None,
+    note: str = "",
+    content: str | None = None,
+) -> Observation:
+    """Resolve a review item; the outcome feeds the version chain like an automatic decision.
+
+    - `accept`: the observed memory becomes active (confidence raised to at least 0.8); for a
+      conflict it supersedes the related memory (version + 1, old one `superseded`).
+    - `edit`: correct the content first, then accept.
+    - `reject`: the candidate is archived (never recalled); the related memory stays.
+    - `merge`: the candidate's evidence is folded into the related memory and the candidate
+      row is deleted.
+    """
+    if decision not in ("accept", "edit", "reject", "merge"):
+        raise ApplicationError("invalid", f"Unknown decision {decision!r}.")
+    now = timezone.now()
+    with transaction.atomic():
+        locked = Observation.objects.select_for_update().get(pk=observation.pk)
+        if locked.status != Observation.Status.PENDING:
+            raise ApplicationError("already_resolved",
+                                   MSG_ALREADY_RESOLVED.format(status=locked.status),
+                                   status_code=409)
+        memory = (Memory.objects.select_for_update().filter(pk=locked.memory_id).first()
+                  if locked.memory_id else None)
+        related = list(locked.related_memories.select_for_update().filter(
+            status__in=LIVE_STATUSES))
+        if decision in ("accept", "edit") and memory is not None:
+            if decision == "edit" and content:
+                redacted = pii.redact(content).text
+                memory.content = redacted
+                memory.search_text = textsearch.search_document(redacted)
+                memory.embedding = _embed([redacted])[0]
+            _accept(locked, memory, related, now, actor, note)
+            status = Observation.Status.ACCEPTED
+        elif decision == "merge":
+            if memory is None or not related:
+                raise ApplicationError("invalid", MSG_NO_RELATED)
+            target = related[0]
+            target.evidence = [*target.evidence, {
+                "event_id": memory.source_event_id, "quote": memory.source_quote[:500],
+                "at": memory.observed_at.isoformat()}][-50:]
+            target.merge_count += 1
+            target.save(update_fields=["evidence", "merge_count", "updated_at"])
+            locked.memory = None
+            locked.save(update_fields=["memory"])
+            merged_id = memory.pk
+            memory.delete()
+            _audit_memory(actor, "memory.merge", target, note or "merged in review",
+                          ["evidence"])
+            audit_record(actor=actor, action="memory.delete", target_type="memory.memory",
+                         target_id=merged_id, tenant_id=target.tenant_id,
+                         subject_id=target.subject_id, reason="merged in review")
+            status = Observation.Status.MERGED
+        else:  # reject (or nothing left to accept)
+            if memory is not None and memory.status == Memory.Status.OBSERVED:
+                memory.status = Memory.Status.ARCHIVED
+                memory.change_reason = "rejected in review"
+                memory.save(update_fields=["status", "change_reason", "updated_at"])
+                _audit_memory(actor, "memory.archive", memory, note or "rejected in review",
+                              ["status"])
+            elif memory is not None and locked.kind == Observation.Kind.NEEDS_REVIEW:
+                memory.status = Memory.Status.EXPIRED
+                memory.valid_to = now
+                memory.save(update_fields=["status", "valid_to", "updated_at"])
+                _audit_memory(actor, "memory.expire", memory, note or "rejected in review",
+                              ["status"])
+            status = Observation.Status.REJECTED
+        locked.status = status
+        locked.resolved_at = now
+        locked.resolved_by = user
+        locked.note = note[:2000]
+        locked.save(update_fields=["status", "resolved_at", "resolved_by", "note", "updated_at"])
+        audit_record(actor=actor, action=f"observation.{status}", target=locked,
+                     tenant_id=locked.tenant_id, subject_id=locked.subject_id, reason=note,
+                     changed_fields=["status"])
+    return locked
+
+
+def _accept(observation: Observation, memory: Memory, related: list[Memory],
+            now: dt.datetime, actor: Actor, note: str) -> None:
+    memory.status = Memory.Status.ACTIVE
+    memory.confidence = max(memory.confidence, REVIEW_ACCEPTED_CONFIDENCE)
+    memory.change_reason = (note or "accepted in review")[:200]
+    if observation.kind == Observation.Kind.CONFLICT and related:
+        old = related[0]
+        memory.version = old.version + 1
+        memory.supersedes = old
+        memory.lineage = old.lineage
+        memory.save()
+        for previous in related:
+            _retire(previous, memory, now, actor, note or "superseded in review")
+    else:
+        memory.save()
+    _audit_memory(actor, "memory.accept", memory, note or "accepted in review",
+                  ["status", "confidence"])

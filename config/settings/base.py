@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "accounts",
     "memory",
     "audit",
+    "console",
 ]
 
 MIDDLEWARE = [
@@ -63,6 +64,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "console.context_processors.console",
             ],
         },
     }
