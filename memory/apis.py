@@ -22,12 +22,15 @@ from memory.serializers import (
     EventPageOutputSerializer,
     EventsAppendInputSerializer,
     EventsAppendOutputSerializer,
+    KnowledgeUpdatedOutputSerializer,
     MemoryCreateInputSerializer,
     MemoryHistoryOutputSerializer,
     MemoryListQuerySerializer,
     MemoryOutputSerializer,
     MemoryPageOutputSerializer,
     MemoryUpdateInputSerializer,
+    ProfileOutputSerializer,
+    ProfileQuerySerializer,
     RecallInputSerializer,
     RecallOutputSerializer,
     SessionContextOutputSerializer,
@@ -298,3 +301,34 @@ class SessionContextApi(APIView):
                 actor=actor_for_agent(agent, request), subject=subject, action="session.context"
             )
         return Response(SessionContextOutputSerializer(context).data)
+
+
+class ProfileApi(APIView):
+    @extend_schema(parameters=[ProfileQuerySerializer], responses={200: ProfileOutputSerializer})
+    def get(self, request: Request, subject_id: str) -> Response:
+        agent = _agent(request)
+        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        query = _validated(ProfileQuerySerializer, request.query_params)
+        slots = selectors.subject_profile(
+            subject=subject, as_of=query.get("as_of"), history=query["history"]
+        )
+        if subject is not None:
+            services.memory_record_read(
+                actor=actor_for_agent(agent, request), subject=subject, action="profile.read"
+            )
+        body = {"subject_id": subject_id, "as_of": query.get("as_of"), "slots": slots}
+        return Response(ProfileOutputSerializer(body).data)
+
+
+class KnowledgeUpdatedApi(APIView):
+    @extend_schema(request=None, responses={200: KnowledgeUpdatedOutputSerializer})
+    def post(self, request: Request, doc_id: str) -> Response:
+        from memory.lifecycle import memories_flag_for_document
+
+        agent = _agent(request)
+        if not 0 < len(doc_id) <= 200:
+            raise ApplicationError("invalid", "doc_id must be 1–200 characters.")
+        flagged = memories_flag_for_document(
+            tenant_id=agent.tenant_id, doc_id=doc_id, actor=actor_for_agent(agent, request)
+        )
+        return Response(KnowledgeUpdatedOutputSerializer({"flagged": flagged}).data)

@@ -154,6 +154,8 @@ class Memory(BaseModel):
     importance = models.FloatField(default=0.5)
     confidence = models.FloatField(default=0.8)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    # When a lifecycle job last moved the status (purge grace period counts from here).
+    status_changed_at = models.DateTimeField(null=True, blank=True)
     version = models.PositiveIntegerField(default=1)
     # All versions of one memory share a lineage, so the history is one indexed query.
     lineage = models.UUIDField(default=uuid.uuid4)
@@ -225,6 +227,8 @@ class Memory(BaseModel):
             # list pagination by id
             models.Index(fields=["subject", "-id"], name="memory_subject_cursor"),
             models.Index(fields=["tenant", "status", "category"], name="memory_tenant_dashboard"),
+            # lifecycle jobs scan by status, oldest first
+            models.Index(fields=["status", "created_at"], name="memory_lifecycle_scan"),
             GinIndex(fields=["search_vector"], name="memory_search_vector"),
             GinIndex(fields=["entities"], name="memory_entities"),
         ]

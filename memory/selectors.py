@@ -255,3 +255,70 @@ def summarize_turns(events: list[Event], *, budget: int) -> str:
         except Exception:
             logger.warning("LLM summary failed; using the extractive summary", exc_info=True)
     return _extractive_summary(events, budget)
+
+
+PROFILE_CATEGORIES = ("profile", "preference", "decision")
+PROFILE_STATUSES = ("active", "needs_review", "superseded", "expired", "archived")
+
+
+def _profile_value(memory: Memory) -> dict[str, Any]:
+    return {
+        "memory_id": memory.pk,
+        "content": memory.content,
+        "values": list(memory.slot_values),
+        "category": memory.category,
+        "status": memory.status,
+        "confidence": memory.confidence,
+        "valid_from": memory.valid_from,
+        "valid_to": memory.valid_to,
+    }
+
+
+def subject_profile(
+    *, subject: Subject | None, as_of: Any = None, history: int = 5
+) -> list[dict[str, Any]]:
+    """The current value of each profile slot with its last `history` earlier values.
+
+    Slots come from profile/preference/decision memories; a memory without a slot forms its own
+    slot through its version chain. With `as_of`, "current" is what was valid at that moment.
+    """
+    if subject is None:
+        return []
+    memories = list(
+        Memory.objects.filter(
+            subject=subject, category__in=PROFILE_CATEGORIES, status__in=PROFILE_STATUSES
+        )
+        .defer("embedding", "search_vector", "search_text")
+        .order_by("-valid_from", "-pk")
+    )
+    slots: dict[str, list[Memory]] = {}
+    for memory in memories:
+        key = memory.slot or f"{memory.category}:{str(memory.lineage)[:8]}"
+        slots.setdefault(key, []).append(memory)
+    result = []
+    for key, versions in slots.items():
+        if as_of is None:
+            current = next((m for m in versions if m.status in ("active", "needs_review")), None)
+        else:
+            current = next(
+                (
+                    m
+                    for m in versions
+                    if m.valid_from <= as_of
+                    and (m.valid_to is None or m.valid_to > as_of)
+                    and m.status != "archived"
+                ),
+                None,
+            )
+        if current is None:
+            continue
+        earlier = [m for m in versions if m.pk != current.pk and m.valid_from <= current.valid_from]
+        result.append(
+            {
+                "slot": key,
+                "current": _profile_value(current),
+                "history": [_profile_value(m) for m in earlier[:history]],
+            }
+        )
+    result.sort(key=lambda item: item["slot"])
+    return result

@@ -214,3 +214,35 @@ class SessionContextOutputSerializer(serializers.Serializer):
     summarized_turns = serializers.IntegerField()
     turns = SessionTurnOutputSerializer(many=True)
     token_count = serializers.IntegerField()
+
+
+class ProfileQuerySerializer(serializers.Serializer):
+    as_of = serializers.DateTimeField(required=False)
+    history = serializers.IntegerField(min_value=0, max_value=50, default=5)
+
+
+class ProfileValueOutputSerializer(serializers.Serializer):
+    memory_id = serializers.IntegerField()
+    content = serializers.CharField()
+    values = serializers.ListField(child=serializers.CharField())
+    category = serializers.CharField()
+    status = serializers.CharField()
+    confidence = serializers.FloatField()
+    valid_from = serializers.DateTimeField()
+    valid_to = serializers.DateTimeField(allow_null=True)
+
+
+class ProfileSlotOutputSerializer(serializers.Serializer):
+    slot = serializers.CharField()
+    current = ProfileValueOutputSerializer()
+    history = ProfileValueOutputSerializer(many=True)
+
+
+class ProfileOutputSerializer(serializers.Serializer):
+    subject_id = serializers.CharField()
+    as_of = serializers.DateTimeField(allow_null=True)
+    slots = ProfileSlotOutputSerializer(many=True)
+
+
+class KnowledgeUpdatedOutputSerializer(serializers.Serializer):
+    flagged = serializers.IntegerField()

@@ -44,3 +44,28 @@ def record_recall(trace: dict, actor: dict) -> None:
     from memory.services import recall_record
 
     recall_record(trace=trace, actor=Actor(**actor))
+
+
+@shared_task
+def consolidate() -> dict:
+    """Every 5 minutes: queue events still pending extraction, merge near-duplicates."""
+    from django.conf import settings
+
+    from audit.services import actor_for_task
+    from memory.lifecycle import memories_consolidate
+    from memory.services import events_sweep_pending
+
+    queued = events_sweep_pending(older_than_seconds=settings.ENGRAM_PENDING_SWEEP_AGE)
+    merged = memories_consolidate(actor=actor_for_task("consolidate"))
+    return {"queued_events": queued, "merged_memories": merged}
+
+
+@shared_task
+def decay() -> dict:
+    """Daily: apply the decay rules, then purge what stayed purge_pending past the grace."""
+    from audit.services import actor_for_task
+    from memory.lifecycle import memories_decay, memories_purge
+
+    actor = actor_for_task("decay")
+    report = memories_decay(actor=actor)
+    return {"changed": report.by_rule(), "purged": memories_purge(actor=actor)}

@@ -15,6 +15,12 @@ urlpatterns = [
         apis.MemoryHistoryApi.as_view(),
         name="api-memory-history",
     ),
+    path("subjects/<str:subject_id>/profile", apis.ProfileApi.as_view(), name="api-profile"),
+    path(
+        "knowledge/<str:doc_id>/updated",
+        apis.KnowledgeUpdatedApi.as_view(),
+        name="api-knowledge-updated",
+    ),
     path("subjects/<str:subject_id>/recall", apis.RecallApi.as_view(), name="api-recall"),
     path(
         "subjects/<str:subject_id>/sessions/<str:session_id>/context",

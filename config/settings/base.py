@@ -185,3 +185,22 @@ LOGGING = {
     "loggers": {"jieba": {"level": "WARNING"}},
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ENGRAM_MAX_REQUEST_BYTES", 10 * 1024 * 1024, minimum=1024)
+
+# Memory lifecycle (decay and forgetting). Days and thresholds; see memory/lifecycle.py.
+ENGRAM_DECAY_ARCHIVE_LOW_DAYS = env_int("ENGRAM_DECAY_ARCHIVE_LOW_DAYS", 30, minimum=1)
+ENGRAM_DECAY_ARCHIVE_LOW_IMPORTANCE = env_float("ENGRAM_DECAY_ARCHIVE_LOW_IMPORTANCE", 0.3)
+ENGRAM_DECAY_ARCHIVE_MID_DAYS = env_int("ENGRAM_DECAY_ARCHIVE_MID_DAYS", 90, minimum=1)
+ENGRAM_DECAY_ARCHIVE_MID_IMPORTANCE = env_float("ENGRAM_DECAY_ARCHIVE_MID_IMPORTANCE", 0.5)
+ENGRAM_DECAY_PURGE_DAYS = env_int("ENGRAM_DECAY_PURGE_DAYS", 180, minimum=1)
+ENGRAM_DECAY_PURGE_CONFIDENCE = env_float("ENGRAM_DECAY_PURGE_CONFIDENCE", 0.7)
+ENGRAM_PURGE_GRACE_DAYS = env_int("ENGRAM_PURGE_GRACE_DAYS", 30, minimum=0)
+ENGRAM_LIFECYCLE_BATCH = env_int("ENGRAM_LIFECYCLE_BATCH", 5000, minimum=1)
+# Half-life (days) of effective importance per category: plans fade fast, decisions slowest.
+ENGRAM_DECAY_HALF_LIFE_DAYS = {
+    "plan": env_int("ENGRAM_HALF_LIFE_PLAN", 30, minimum=1),
+    "correction": env_int("ENGRAM_HALF_LIFE_CORRECTION", 90, minimum=1),
+    "fact": env_int("ENGRAM_HALF_LIFE_FACT", 180, minimum=1),
+    "preference": env_int("ENGRAM_HALF_LIFE_PREFERENCE", 240, minimum=1),
+    "profile": env_int("ENGRAM_HALF_LIFE_PROFILE", 365, minimum=1),
+    "decision": env_int("ENGRAM_HALF_LIFE_DECISION", 540, minimum=1),
+}

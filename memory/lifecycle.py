@@ -1,0 +1,373 @@
+"""Lifecycle jobs: consolidation, decay and forgetting, purge, knowledge-base flagging.
+
+Forgetting on purpose is part of the product: a store that only grows becomes slow,
+contradictory and polluting. Every job is idempotent (it selects by current state, so a re-run
+finds nothing left to do), bounded per run (`ENGRAM_LIFECYCLE_BATCH`), logs what it changed and
+writes an audit entry per changed memory in the same transaction.
+
+Decay rules (thresholds in settings, all "no hit" = no recall hit since N days, counted from the
+last access or, never accessed, from creation):
+1. no hit in 30 days and effective importance < 0.3 → archived
+2. no hit in 90 days and effective importance < 0.5 → archived
+3. no hit in 180 days and confidence < 0.7 → purge_pending (physically deleted after a grace)
+4. plans whose valid_to has passed → expired
+Effective importance = importance × 0.5 ** (idle days / half-life of the category). Pinned
+memories and key attributes (identity, allergies and other safety facts) never decay.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+from pgvector.django import CosineDistance
+
+from audit.services import Actor, audit_record
+from memory import decisions
+from memory.models import Memory, Observation
+
+logger = logging.getLogger(__name__)
+
+RULE_ARCHIVE_LOW = "archive_low_importance"
+RULE_ARCHIVE_MID = "archive_mid_importance"
+RULE_PURGE = "purge_low_confidence"
+RULE_EXPIRE_PLAN = "expire_finished_plan"
+DECAY_RULES = (RULE_EXPIRE_PLAN, RULE_ARCHIVE_LOW, RULE_ARCHIVE_MID, RULE_PURGE)
+
+# Identity and safety facts are kept whatever their age (allergies, health conditions,
+# medication, emergency contacts, names and identity).
+_KEY_ATTRIBUTE = re.compile(
+    r"过敏|哮喘|糖尿病|高血压|心脏病|癫痫|孕|药|禁忌|急救|紧急联系|血型|名字|姓名|身份|"
+    r"allerg|asthma|diabet|epilep|pregnan|medication|medicine|blood type|emergency contact|"
+    r"heart condition|intoleran|\bname\b",
+    re.IGNORECASE,
+)
+_KEY_SLOTS = ("allergy", "health", "identity", "name")
+
+
+def is_key_attribute(memory: Memory) -> bool:
+    if memory.decay_exempt:
+        return True
+    if memory.slot and memory.slot.split(":")[0] in _KEY_SLOTS:
+        return True
+    return bool(_KEY_ATTRIBUTE.search(memory.content))
+
+
+def idle_days(memory: Memory, now: dt.datetime) -> float:
+    reference = memory.last_accessed_at or memory.created_at
+    return max(0.0, (now - reference).total_seconds() / 86400)
+
+
+def effective_importance(memory: Memory, now: dt.datetime) -> float:
+    if memory.pinned or is_key_attribute(memory):
+        return float(memory.importance)
+    half_life = memory.decay_rate or settings.ENGRAM_DECAY_HALF_LIFE_DAYS.get(memory.category, 180)
+    return float(memory.importance) * 0.5 ** (idle_days(memory, now) / half_life)
+
+
+@dataclass
+class DecayChange:
+    memory_id: int
+    subject_id: int
+    rule: str
+    new_status: str
+    content_preview: str
+    effective_importance: float
+
+
+@dataclass
+class DecayReport:
+    changes: list[DecayChange] = field(default_factory=list)
+    dry_run: bool = False
+
+    def by_rule(self) -> dict[str, int]:
+        counts = dict.fromkeys(DECAY_RULES, 0)
+        for change in self.changes:
+            counts[change.rule] += 1
+        return counts
+
+
+def _idle_since(days: int, now: dt.datetime) -> Q:
+    cutoff = now - dt.timedelta(days=days)
+    return Q(last_accessed_at__lt=cutoff) | Q(last_accessed_at__isnull=True, created_at__lt=cutoff)
+
+
+def _decay_candidates(now: dt.datetime) -> Iterator[tuple[str, Memory]]:
+    """(rule, memory) for every memory a rule applies to; the first matching rule wins, in
+    order of strength: finished plans, purge, then the two archive rules."""
+    columns = (
+        "id",
+        "subject_id",
+        "tenant_id",
+        "category",
+        "content",
+        "importance",
+        "confidence",
+        "status",
+        "pinned",
+        "decay_exempt",
+        "decay_rate",
+        "slot",
+        "last_accessed_at",
+        "created_at",
+        "valid_to",
+    )
+    live = Memory.objects.filter(pinned=False).only(*columns)
+    limit = settings.ENGRAM_LIFECYCLE_BATCH
+    seen: set[int] = set()
+
+    plans = live.filter(
+        status__in=[Memory.Status.ACTIVE, Memory.Status.NEEDS_REVIEW],
+        category=Memory.Category.PLAN,
+        valid_to__lt=now,
+    ).order_by("valid_to")[:limit]
+    for memory in plans:
+        seen.add(memory.pk)
+        yield RULE_EXPIRE_PLAN, memory
+
+    purge_rows = live.filter(
+        _idle_since(settings.ENGRAM_DECAY_PURGE_DAYS, now),
+        confidence__lt=settings.ENGRAM_DECAY_PURGE_CONFIDENCE,
+        status__in=[Memory.Status.ACTIVE, Memory.Status.ARCHIVED, Memory.Status.OBSERVED],
+    ).order_by(Coalesce("last_accessed_at", "created_at"))[:limit]
+    for memory in purge_rows:
+        if memory.pk not in seen and not is_key_attribute(memory):
+            seen.add(memory.pk)
+            yield RULE_PURGE, memory
+
+    rules = (
+        (
+            RULE_ARCHIVE_LOW,
+            settings.ENGRAM_DECAY_ARCHIVE_LOW_DAYS,
+            settings.ENGRAM_DECAY_ARCHIVE_LOW_IMPORTANCE,
+        ),
+        (
+            RULE_ARCHIVE_MID,
+            settings.ENGRAM_DECAY_ARCHIVE_MID_DAYS,
+            settings.ENGRAM_DECAY_ARCHIVE_MID_IMPORTANCE,
+        ),
+    )
+    for rule, days, threshold in rules:
+        # Effective importance ≤ stored importance, so the SQL bound only narrows the scan.
+        rows = live.filter(_idle_since(days, now), status=Memory.Status.ACTIVE).order_by(
+            Coalesce("last_accessed_at", "created_at")
+        )[:limit]
+        for memory in rows:
+            if memory.pk in seen or is_key_attribute(memory):
+                continue
+            if effective_importance(memory, now) < threshold:
+                seen.add(memory.pk)
+                yield rule, memory
+
+
+RULE_STATUS = {
+    RULE_EXPIRE_PLAN: Memory.Status.EXPIRED,
+    RULE_ARCHIVE_LOW: Memory.Status.ARCHIVED,
+    RULE_ARCHIVE_MID: Memory.Status.ARCHIVED,
+    RULE_PURGE: Memory.Status.PURGE_PENDING,
+}
+
+
+def memories_decay(
+    *, actor: Actor, dry_run: bool = False, now: dt.datetime | None = None
+) -> DecayReport:
+    """Apply the decay rules (or, with dry_run, only report what would change)."""
+    now = now or timezone.now()
+    report = DecayReport(dry_run=dry_run)
+    for rule, memory in _decay_candidates(now):
+        new_status = RULE_STATUS[rule]
+        report.changes.append(
+            DecayChange(
+                memory_id=memory.pk,
+                subject_id=memory.subject_id,
+                rule=rule,
+                new_status=new_status,
+                content_preview=memory.content[:60],
+                effective_importance=round(effective_importance(memory, now), 3),
+            )
+        )
+        if dry_run:
+            continue
+        with transaction.atomic():
+            # Compare-and-set on the status we read: a concurrent change wins.
+            updated = Memory.objects.filter(pk=memory.pk, status=memory.status).update(
+                status=new_status,
+                status_changed_at=now,
+                change_reason=rule,
+            )
+            if updated:
+                audit_record(
+                    actor=actor,
+                    action=f"memory.{new_status}",
+                    target=memory,
+                    tenant_id=memory.tenant_id,
+                    subject_id=memory.subject_id,
+                    reason=rule,
+                    changed_fields=["status"],
+                )
+    if not dry_run and report.changes:
+        logger.info("decay: %s", report.by_rule())
+    return report
+
+
+def memories_purge(*, actor: Actor, now: dt.datetime | None = None) -> int:
+    """Physically delete memories left `purge_pending` for longer than the grace period."""
+    now = now or timezone.now()
+    cutoff = now - dt.timedelta(days=settings.ENGRAM_PURGE_GRACE_DAYS)
+    rows = list(
+        Memory.objects.filter(
+            status=Memory.Status.PURGE_PENDING, status_changed_at__lte=cutoff
+        ).values_list("pk", "tenant_id", "subject_id")[: settings.ENGRAM_LIFECYCLE_BATCH]
+    )
+    for pk, tenant_id, subject_id in rows:
+        with transaction.atomic():
+            Memory.objects.filter(superseded_by_id=pk).update(superseded_by=None)
+            deleted, _ = Memory.objects.filter(pk=pk, status=Memory.Status.PURGE_PENDING).delete()
+            if deleted:
+                audit_record(
+                    actor=actor,
+                    action="memory.purge",
+                    target_type="memory.memory",
+                    target_id=pk,
+                    tenant_id=tenant_id,
+                    subject_id=subject_id,
+                    reason="decay: purge grace period over",
+                )
+    if rows:
+        logger.info("purge: deleted %d memories", len(rows))
+    return len(rows)
+
+
+def memories_consolidate(*, actor: Actor, limit: int | None = None) -> int:
+    """Merge near-duplicate active memories of one subject (same category, cosine ≥ 0.85,
+    overlapping entities) that slipped past ingest (e.g. written concurrently by different
+    paths or before a model change). The newer duplicate folds into the older one."""
+    limit = limit or settings.ENGRAM_LIFECYCLE_BATCH
+    merged = 0
+    recent = (
+        Memory.objects.filter(status=Memory.Status.ACTIVE)
+        .exclude(kind=Memory.Kind.EPISODIC)
+        .exclude(embedding__isnull=True)
+        .defer("search_vector")
+        .order_by("-id")[:limit]
+    )
+    for memory in recent:
+        twin = _older_twin(memory)
+        if twin is None:
+            continue
+        with transaction.atomic():
+            locked = list(
+                Memory.objects.select_for_update().filter(
+                    pk__in=[memory.pk, twin.pk], status=Memory.Status.ACTIVE
+                )
+            )
+            if len(locked) != 2:
+                continue
+            twin.evidence = [
+                *twin.evidence,
+                {
+                    "event_id": memory.source_event_id,
+                    "quote": memory.source_quote[:500],
+                    "at": memory.observed_at.isoformat(),
+                },
+            ][-50:]
+            twin.merge_count += 1 + memory.merge_count
+            twin.hit_count += memory.hit_count
+            twin.importance = max(twin.importance, memory.importance)
+            twin.confidence = max(twin.confidence, memory.confidence)
+            twin.entities = list(dict.fromkeys([*twin.entities, *memory.entities]))[:50]
+            twin.save(
+                update_fields=[
+                    "evidence",
+                    "merge_count",
+                    "hit_count",
+                    "importance",
+                    "confidence",
+                    "entities",
+                    "updated_at",
+                ]
+            )
+            Observation.objects.filter(memory=memory).update(memory=twin)
+            Memory.objects.filter(superseded_by_id=memory.pk).update(superseded_by=twin)
+            memory_id = memory.pk
+            memory.delete()
+            audit_record(
+                actor=actor,
+                action="memory.merge",
+                target=twin,
+                tenant_id=twin.tenant_id,
+                subject_id=twin.subject_id,
+                reason=f"consolidation: merged duplicate {memory_id}",
+                changed_fields=["evidence", "merge_count"],
+            )
+        merged += 1
+    if merged:
+        logger.info("consolidation: merged %d duplicates", merged)
+    return merged
+
+
+def _older_twin(memory: Memory) -> Memory | None:
+    compatible = decisions.COMPATIBLE.get(memory.category, {memory.category})
+    neighbours = (
+        Memory.objects.filter(
+            subject_id=memory.subject_id,
+            status=Memory.Status.ACTIVE,
+            category__in=list(compatible),
+            pk__lt=memory.pk,
+        )
+        .exclude(kind=Memory.Kind.EPISODIC)
+        .annotate(distance=CosineDistance("embedding", memory.embedding))
+        .filter(distance__lte=1 - decisions.DEDUPE_SIMILARITY)
+        .defer("embedding", "search_vector")
+        .order_by("distance")[:5]
+    )
+    for other in neighbours:
+        if memory.slot and other.slot and memory.slot != other.slot:
+            continue
+        if not memory.entities or not other.entities or set(memory.entities) & set(other.entities):
+            return other
+    return None
+
+
+def memories_flag_for_document(*, tenant_id: int, doc_id: str, actor: Actor) -> int:
+    """A knowledge-base document changed: every memory linked to it needs review."""
+    memories = list(
+        Memory.objects.filter(
+            tenant_id=tenant_id,
+            linked_doc_id=doc_id,
+            status__in=[Memory.Status.ACTIVE, Memory.Status.OBSERVED],
+        ).only("pk", "subject_id", "tenant_id", "status")
+    )
+    now = timezone.now()
+    for memory in memories:
+        with transaction.atomic():
+            Memory.objects.filter(pk=memory.pk).update(
+                status=Memory.Status.NEEDS_REVIEW,
+                status_changed_at=now,
+                change_reason=f"linked document {doc_id} updated"[:200],
+            )
+            Observation.objects.create(
+                tenant_id=tenant_id,
+                subject_id=memory.subject_id,
+                kind=Observation.Kind.NEEDS_REVIEW,
+                memory_id=memory.pk,
+                reason=f"linked document {doc_id} was updated; re-check the memory"[:300],
+            )
+            audit_record(
+                actor=actor,
+                action="memory.needs_review",
+                target=memory,
+                tenant_id=tenant_id,
+                subject_id=memory.subject_id,
+                reason=f"document {doc_id} updated",
+                changed_fields=["status"],
+            )
+    return len(memories)
