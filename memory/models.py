@@ -16,6 +16,7 @@ from django.db.models import Q
 from pgvector.django import VectorField
 
 from accounts.models import Agent, Tenant
+from core.crypto import EncryptedTextField
 from core.models import BaseModel
 
 EMBEDDING_DIM = 512
@@ -78,7 +79,7 @@ class Event(models.Model):
     session_id = models.CharField(max_length=128)
     role = models.CharField(max_length=16, choices=Role.choices)
     type = models.CharField(max_length=16, choices=Type.choices, default=Type.MESSAGE)
-    content = models.TextField()
+    content = EncryptedTextField()  # encrypted at rest (core/crypto.py)
     occurred_at = models.DateTimeField()
     received_at = models.DateTimeField(auto_now_add=True)
     client_event_id = models.CharField(max_length=128, null=True, blank=True)

@@ -204,3 +204,6 @@ ENGRAM_DECAY_HALF_LIFE_DAYS = {
     "profile": env_int("ENGRAM_HALF_LIFE_PROFILE", 365, minimum=1),
     "decision": env_int("ENGRAM_HALF_LIFE_DECISION", 540, minimum=1),
 }
+
+# Encryption at rest of raw event content: comma-separated Fernet keys, first one encrypts.
+ENGRAM_ENCRYPTION_KEYS = env_list("ENGRAM_ENCRYPTION_KEYS", [])
