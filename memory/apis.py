@@ -12,12 +12,13 @@ from rest_framework.views import APIView
 
 from accounts.models import Agent
 from audit.services import actor_for_agent
-from core.exceptions import ApplicationError
+from core.exceptions import ApplicationError, NotFound
 from memory import selectors, services
 from memory.extraction.base import Candidate
 from memory.models import Event
 from memory.recall import RecallParams, recall_compute, recall_trace_payload
 from memory.serializers import (
+    ErasureReceiptOutputSerializer,
     EventListQuerySerializer,
     EventPageOutputSerializer,
     EventsAppendInputSerializer,
@@ -29,6 +30,7 @@ from memory.serializers import (
     MemoryOutputSerializer,
     MemoryPageOutputSerializer,
     MemoryUpdateInputSerializer,
+    PortalLinkOutputSerializer,
     ProfileOutputSerializer,
     ProfileQuerySerializer,
     RecallInputSerializer,
@@ -332,3 +334,33 @@ class KnowledgeUpdatedApi(APIView):
             tenant_id=agent.tenant_id, doc_id=doc_id, actor=actor_for_agent(agent, request)
         )
         return Response(KnowledgeUpdatedOutputSerializer({"flagged": flagged}).data)
+
+
+class SubjectApi(APIView):
+    required_scope = "erase"
+
+    @extend_schema(responses={200: ErasureReceiptOutputSerializer})
+    def delete(self, request: Request, subject_id: str) -> Response:
+        from privacy.services import subject_erase
+
+        agent = _agent(request)
+        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        if subject is None:
+            raise NotFound("No such subject.")
+        receipt = subject_erase(subject=subject, actor=actor_for_agent(agent, request))
+        return Response(ErasureReceiptOutputSerializer(receipt).data)
+
+
+class PortalLinkApi(APIView):
+    @extend_schema(request=None, responses={201: PortalLinkOutputSerializer})
+    def post(self, request: Request, subject_id: str) -> Response:
+        from privacy.portal import portal_link_for
+
+        subject = _writable_subject(request, subject_id)
+        url, max_age = portal_link_for(
+            subject=subject, request=request, actor=actor_for_agent(_agent(request), request)
+        )
+        return Response(
+            PortalLinkOutputSerializer({"url": url, "expires_in": max_age}).data,
+            status=status.HTTP_201_CREATED,
+        )

@@ -246,3 +246,20 @@ class ProfileOutputSerializer(serializers.Serializer):
 
 class KnowledgeUpdatedOutputSerializer(serializers.Serializer):
     flagged = serializers.IntegerField()
+
+
+class ErasureReceiptOutputSerializer(serializers.Serializer):
+    case_id = serializers.CharField()
+    subject_pk = serializers.IntegerField()
+    started_at = serializers.CharField()
+    completed_at = serializers.CharField()
+    deleted = serializers.DictField(child=serializers.IntegerField())
+    export_files_deleted = serializers.IntegerField()
+    residue = serializers.DictField(child=serializers.IntegerField())
+    residue_total = serializers.IntegerField()
+    audit_entries_retained = serializers.IntegerField()
+
+
+class PortalLinkOutputSerializer(serializers.Serializer):
+    url = serializers.CharField()
+    expires_in = serializers.IntegerField()

@@ -3,6 +3,12 @@ from django.urls import path
 from memory import apis
 
 urlpatterns = [
+    path("subjects/<str:subject_id>", apis.SubjectApi.as_view(), name="api-subject"),
+    path(
+        "subjects/<str:subject_id>/portal-link",
+        apis.PortalLinkApi.as_view(),
+        name="api-portal-link",
+    ),
     path("subjects/<str:subject_id>/events", apis.EventsApi.as_view(), name="api-events"),
     path("subjects/<str:subject_id>/memories", apis.MemoriesApi.as_view(), name="api-memories"),
     path(

@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "memory",
     "audit",
     "console",
+    "privacy",
 ]
 
 MIDDLEWARE = [
@@ -207,3 +208,10 @@ ENGRAM_DECAY_HALF_LIFE_DAYS = {
 
 # Encryption at rest of raw event content: comma-separated Fernet keys, first one encrypts.
 ENGRAM_ENCRYPTION_KEYS = env_list("ENGRAM_ENCRYPTION_KEYS", [])
+
+# Privacy: export files (access requests) and erasure approvals.
+ENGRAM_EXPORT_DIR = Path(env_str("ENGRAM_EXPORT_DIR", str(MEDIA_ROOT / "exports")))
+ENGRAM_EXPORT_LINK_MAX_AGE = env_int("ENGRAM_EXPORT_LINK_MAX_AGE", 24 * 3600, minimum=60)
+ENGRAM_EXPORT_RETENTION_HOURS = env_int("ENGRAM_EXPORT_RETENTION_HOURS", 72, minimum=1)
+ENGRAM_ERASURE_REQUIRES_APPROVAL = env_bool("ENGRAM_ERASURE_REQUIRES_APPROVAL", False)
+ENGRAM_PORTAL_LINK_MAX_AGE = env_int("ENGRAM_PORTAL_LINK_MAX_AGE", 15 * 60, minimum=30)

@@ -32,3 +32,8 @@ CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
 SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False
+
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ENGRAM_EXPORT_DIR = Path(tempfile.mkdtemp(prefix="engram-test-exports-"))
