@@ -17,4 +17,5 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include("memory.urls")),
     path("console/", include("console.urls")),
+    path("me/", include("privacy.urls_me")),
 ]

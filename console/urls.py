@@ -8,4 +8,6 @@ urlpatterns = [
     path("", include("console.urls_subjects")),
     # observation queue, recall traces + replay, dashboards, agents
     path("", include("console.urls_review")),
+    # privacy cases, audit viewer
+    path("", include("console.urls_privacy")),
 ]
