@@ -23,13 +23,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from core.tokens import count_tokens
 from memory import aliases, textsearch
 from memory.embeddings import get_embedder
+from memory.extraction.lexicon import ENTITIES, TASK_TOPICS
 from memory.models import Memory, Subject
 
 RECALLABLE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.NEEDS_REVIEW)
@@ -82,6 +83,22 @@ ROUTE_CATEGORY_BOOST = {
 MIN_SCORE = 0.12
 MIN_SEMANTIC = 0.1
 STANDING_CATEGORIES = ("preference", "profile", "decision")
+# Entity signal of a memory that only matches the query's task topic ("订住的地方" -> hotels),
+# not one of its named entities.
+TOPIC_ENTITY_SIGNAL = 0.5
+# Instructions about every answer (format, length, reply language) apply to any request.
+GLOBAL_SLOTS = ("style:answer", "style:writing", "reply_language")
+GLOBAL_BOOST = 0.04
+# Plans answer queries about what is coming up ("下季度重点工作", "my to-do list for the autumn").
+PLAN_BOOST = 0.05
+_PLAN_QUERY = re.compile(
+    r"安排|计划|行程|日程|打算|重点|要做(?:什么|啥|哪些)|接下来|下(?:个)?(?:周|月|季度)|今年|明年|"
+    r"这周|这个月|最近|夏天|暑假|寒假|年底|\b(?:upcoming|plans?|planning|schedule|to-?do|"
+    r"agenda|next (?:week|month|quarter|year)|this (?:summer|autumn|fall|winter|spring|year)|"
+    r"coming (?:weeks|months)|autumn|summer)\b",
+    re.I,
+)
+_TOPIC_RES = [(re.compile(rx, re.I), set(targets)) for rx, targets in TASK_TOPICS]
 
 _CONTINUATION = re.compile(
     r"继续|接着|刚才|上次|之前那个|还是那个|\b(continue|go on|as before|where were we|"
@@ -90,8 +107,8 @@ _CONTINUATION = re.compile(
 )
 _PREFERENCE = re.compile(
     r"推荐|建议|帮我(订|选|安排|找|买|写|做|排|规划|准备|整理|总结|概括)|安排|计划|打算|喜欢|适合|"
-    r"怎么(选|安排)|订|点(一|个|杯|份)|\b(recommend|suggest|book|order|plan|choose|pick|prefer|"
-    r"schedule|arrange|write|draft|summari[sz]e|should i)\b",
+    r"怎么(选|安排)|订|点(一|个|杯|份)|解释|讲讲|介绍|\b(recommend|suggest|book|order|plan|choose|"
+    r"pick|prefer|schedule|arrange|write|draft|summari[sz]e|should i|explain|describe)\b",
     re.I,
 )
 _FACTUAL = re.compile(
@@ -164,6 +181,21 @@ def route_query(query: str) -> str:
     if factual:
         return ROUTE_FACTUAL
     return ROUTE_MIXED
+
+
+def query_topics(query: str) -> set[str]:
+    """Entity types and canonical entities a task request is about, via TASK_TOPICS
+    ("帮我订住的地方" -> {"hotel_brand", "酒店"}, "which datastore" -> {"database"})."""
+    out: set[str] = set()
+    for rx, targets in _TOPIC_RES:
+        if rx.search(query):
+            out |= targets
+    return out
+
+
+def _topic_entities(topics: set[str]) -> set[str]:
+    """Canonical entities named by a topic set (types expanded through the lexicon)."""
+    return {canon for canon, (etype, _) in ENTITIES.items() if canon in topics or etype in topics}
 
 
 def query_language(query: str) -> str:
@@ -239,7 +271,7 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
         for memory in (
             _live(subject, params.as_of)
             .filter(search_vector=tsquery)
-            .annotate(rank=SearchRank("search_vector", tsquery))
+            .annotate(rank=SearchRank(F("search_vector"), tsquery))
             .order_by("-rank")[:CANDIDATES_PER_SIGNAL]
         ):
             rows.setdefault(memory.pk, memory)
@@ -250,8 +282,10 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
     timings["keyword"] = _ms(mark)
 
     mark = time.perf_counter()
+    topic_entities = _topic_entities(query_topics(params.query)) - set(query_entities)
     entity_forms = sorted(
-        {form for e in query_entities for form in aliases.expand_entity(e)} | set(query_entities)
+        {form for e in [*query_entities, *topic_entities] for form in aliases.expand_entity(e)}
+        | set(query_entities)
     )
     entity: dict[int, float] = {}
     if entity_forms:
@@ -260,15 +294,21 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
         ]:
             rows.setdefault(memory.pk, memory)
     for pk, memory in rows.items():
+        own = {aliases.normalize_entity(e) for e in memory.entities}
+        value = 0.0
         if query_entities:
-            own = {aliases.normalize_entity(e) for e in memory.entities}
             matched = len(own & set(query_entities))
-            entity[pk] = round(min(1.0, matched / min(len(query_entities), 2)), 4)
+            value = min(1.0, matched / min(len(query_entities), 2))
+        if own & topic_entities:
+            value = max(value, TOPIC_ENTITY_SIGNAL)
+        if query_entities or topic_entities:
+            entity[pk] = round(value, 4)
     timings["entity"] = _ms(mark)
 
     mark = time.perf_counter()
     now = params.as_of or timezone.now()
     boosts = ROUTE_CATEGORY_BOOST[route]
+    plan_query = bool(_PLAN_QUERY.search(params.query))
     scored: list[ScoredMemory] = []
     for pk, memory in rows.items():
         signals = {
@@ -280,37 +320,47 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
         }
         score = sum(weights[name] * signals[name] for name in SIGNALS)
         score += boosts.get(memory.category, 0.0)
+        if _global_instruction(memory):
+            score += GLOBAL_BOOST
+        if plan_query and memory.category == "plan":
+            score += PLAN_BOOST
         scored.append(ScoredMemory(memory=memory, signals=signals, score=round(score, 4)))
     scored.sort(key=lambda item: (-item.score, -item.memory.pk))
-    selected, context, tokens = _select_within_budget(scored, params, language)
+    selected, context, tokens = _select_within_budget(scored, params, language, plan_query)
     timings["score"] = _ms(mark)
     return RecallResult(
         route, language, weights, scored, selected, context, tokens, timings, query_entities
     )
 
 
-def _relevant(item: ScoredMemory) -> bool:
+def _global_instruction(memory: Memory) -> bool:
+    return memory.kind == Memory.Kind.PROCEDURAL and (memory.slot or "").startswith(GLOBAL_SLOTS)
+
+
+def _relevant(item: ScoredMemory, plan_query: bool = False) -> bool:
     """Noise gate. Standing guidance about the person (preferences, profile, decisions,
     procedures) applies to whole classes of tasks that rarely share words with it ("book a
-    hotel" vs "always books 亚朵"), so it only needs the score floor; other memories also need
-    some match with the query."""
+    hotel" vs "always books 亚朵"), so it only needs the score floor; so do plans when the query
+    asks what is coming up. Other memories also need some match with the query."""
     memory, signals = item.memory, item.signals
     if item.score < MIN_SCORE:
         return False
     if memory.kind == Memory.Kind.PROCEDURAL or memory.category in STANDING_CATEGORIES:
         return True
+    if plan_query and memory.category == "plan":
+        return True
     return signals["semantic"] >= MIN_SEMANTIC or signals["keyword"] > 0 or signals["entity"] > 0
 
 
 def _select_within_budget(
-    scored: list[ScoredMemory], params: RecallParams, language: str
+    scored: list[ScoredMemory], params: RecallParams, language: str, plan_query: bool = False
 ) -> tuple[list[ScoredMemory], str, int]:
     """Keep at most top_k memories and at most token_budget tokens, cutting by score."""
     header = CONTEXT_HEADER[language]
     used = count_tokens(header) + 1
     selected: list[ScoredMemory] = []
     for item in scored:
-        if not _relevant(item):
+        if not _relevant(item, plan_query):
             item.cut = "min_score"
             continue
         if len(selected) >= params.top_k:
