@@ -55,7 +55,8 @@ def has_role(user: Any, role: str) -> bool:
 
 
 def can_reveal(user: Any) -> bool:
-    """Viewers see personal data masked; operators and above see it plainly."""
+    """Personal data is shown masked to every role; operators and above may reveal one item
+    at a time, with a reason and an audit entry."""
     return has_role(user, ROLE_OPERATOR)
 
 
@@ -68,7 +69,9 @@ def tenants_for(user: Any) -> QuerySet[Tenant]:
         return Tenant.objects.all()
     from guardian.shortcuts import get_objects_for_user
 
-    return get_objects_for_user(user, "accounts.view_tenant", klass=Tenant, accept_global_perms=False)
+    return get_objects_for_user(
+        user, "accounts.view_tenant", klass=Tenant, accept_global_perms=False
+    )
 
 
 def tenant_ids_for(user: Any) -> list[int]:

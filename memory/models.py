@@ -167,8 +167,16 @@ class Memory(BaseModel):
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     change_reason = models.CharField(max_length=200, blank=True)
+    # No database constraint on purpose: events are deleted only by subject erasure, which
+    # deletes the subject's memories first; a deferred FK check per event would make erasing
+    # 100 k events several times slower.
     source_event = models.ForeignKey(
-        Event, on_delete=models.SET_NULL, null=True, blank=True, related_name="memories"
+        Event,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="memories",
+        db_constraint=False,
     )
     source_quote = models.TextField(blank=True)
     # Further evidence merged into this memory: [{"event_id", "quote", "at"}]

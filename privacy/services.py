@@ -15,6 +15,7 @@ import html
 import json
 import logging
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -221,8 +222,11 @@ def subject_erase(
        deleted per table and the residue found (which must be zero).
     """
     started = timezone.now()
+    clock = time.perf_counter()
+    timings: dict[str, float] = {}
     tenant_id, subject_pk, external_id = subject.tenant_id, subject.pk, subject.external_id
     fingerprints = _fingerprints(subject)
+    timings["fingerprints"] = _lap(clock)
     export_paths = list(
         DataSubjectRequest.objects.filter(subject_pk=subject_pk)
         .exclude(export_path="")
@@ -295,10 +299,12 @@ def subject_erase(
             changed_fields=sorted(table for table, n in deleted.items() if n),
         )
         _clear_cached_keys(subject_pk)
+    timings["delete"] = _lap(clock) - timings["fingerprints"]
     files = _unlink(export_paths)
     residue = residue_scan(
         subject_pk=subject_pk, external_id=external_id, fingerprints=fingerprints
     )
+    timings["residue_scan"] = _lap(clock) - timings["delete"] - timings["fingerprints"]
     receipt = {
         "case_id": str(case.public_id),
         "subject_pk": subject_pk,
@@ -309,9 +315,14 @@ def subject_erase(
         "residue": residue,
         "residue_total": sum(residue.values()),
         "audit_entries_retained": AuditEntry.objects.filter(subject_id=subject_pk).count(),
+        "timings_ms": {name: round(value, 1) for name, value in timings.items()},
     }
     _complete(case, actor, receipt)
     return receipt
+
+
+def _lap(since: float) -> float:
+    return (time.perf_counter() - since) * 1000
 
 
 def _fingerprints(subject: Subject) -> list[str]:

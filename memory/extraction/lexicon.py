@@ -34,6 +34,11 @@ ENTITIES: dict[str, tuple[str, list[str]]] = {
     "坚果": ("allergen", ["nuts", "tree nuts", "核桃", "杏仁"]),
     "麸质": ("allergen", ["gluten", "面筋"]),
     "青霉素": ("allergen", ["penicillin"]),
+    "头孢": ("allergen", ["头孢类", "cephalosporin", "cephalosporins"]),
+    "磺胺": ("allergen", ["sulfa", "sulfa drugs"]),
+    "鸡蛋": ("ingredient", ["eggs", "蛋类"]),
+    "牛奶": ("ingredient", ["milk", "奶制品", "乳制品"]),
+    "红肉": ("ingredient", ["red meat", "牛肉", "猪肉", "beef", "pork"]),
     "粤菜": ("cuisine", ["广东菜", "早茶", "cantonese", "cantonese food", "广式"]),
     "川菜": ("cuisine", ["四川菜", "sichuan", "szechuan"]),
     "湘菜": ("cuisine", ["湖南菜", "hunan food", "hunanese"]),
@@ -72,7 +77,10 @@ ENTITIES: dict[str, tuple[str, list[str]]] = {
         ],
     ),
     "航班": ("transport", ["flight", "flights", "机票", "飞机", "plane", "fly"]),
-    "高铁": ("transport", ["动车", "high-speed rail", "bullet train", "火车", "train"]),
+    "高铁": (
+        "transport",
+        ["动车", "high-speed rail", "bullet train", "火车", "trains", "by train", "train ticket"],
+    ),
     "打车": ("transport", ["taxi", "uber", "滴滴", "cab"]),
     "地铁": ("transport", ["subway", "metro", "underground"]),
     "星空联盟": ("airline", ["star alliance"]),
@@ -218,6 +226,17 @@ ENTITIES: dict[str, tuple[str, list[str]]] = {
     "Kubernetes": ("infra", ["kubernetes", "k8s", "kube"]),
     "Docker": ("infra", ["docker", "容器"]),
     "gRPC": ("infra", ["grpc"]),
+    "Jenkins": ("ci", ["jenkins", "jenkinsfile"]),
+    "GitHub Actions": ("ci", ["github actions", "gh actions"]),
+    "GitLab CI": ("ci", ["gitlab ci", "gitlab-ci", "gitlab ci/cd"]),
+    "CircleCI": ("ci", ["circleci", "circle ci"]),
+    "Travis CI": ("ci", ["travis", "travis ci"]),
+    "Argo CD": ("ci", ["argo cd", "argocd"]),
+    "ELK": ("observability", ["elk", "elk stack", "kibana", "logstash"]),
+    "Loki": ("observability", ["loki", "grafana loki"]),
+    "Prometheus": ("observability", ["prometheus"]),
+    "Grafana": ("observability", ["grafana"]),
+    "Datadog": ("observability", ["datadog"]),
     "GraphQL": ("infra", ["graphql"]),
     "AWS": ("cloud", ["aws", "amazon web services", "亚马逊云"]),
     "阿里云": ("cloud", ["aliyun", "alibaba cloud", "阿里云 rds"]),
@@ -274,6 +293,11 @@ ENTITIES: dict[str, tuple[str, list[str]]] = {
     "读书": ("activity", ["阅读", "看书", "reading", "read books", "读两本书"]),
     "健身": ("activity", ["锻炼", "workout", "gym", "运动", "exercise"]),
     "跑步": ("activity", ["running", "jogging"]),
+    "游泳": ("activity", ["swimming", "swim"]),
+    "瑜伽": ("activity", ["yoga"]),
+    "骑行": ("activity", ["cycling", "骑车"]),
+    "羽毛球": ("activity", ["badminton"]),
+    "篮球": ("activity", ["basketball"]),
     "减肥": ("activity", ["lose weight", "weight loss", "减重"]),
     "迁移": ("activity", ["migration", "migrate", "迁过去", "迁到"]),
     "升级": ("activity", ["upgrade", "upgrading"]),
@@ -299,6 +323,8 @@ TYPE_SLOT = {
     "framework": "stack:backend",
     "database": "stack:database",
     "queue": "stack:queue",
+    "ci": "stack:ci",
+    "observability": "stack:observability",
     "infra": "stack:infra",
     "cloud": "stack:cloud",
     "device_brand": "brand",
@@ -318,6 +344,7 @@ MULTI_VALUE_SLOTS = {
     "transport",
     "stack:queue",
     "stack:cloud",
+    "stack:observability",
 }
 
 # --------------------------------------------------------------------------------------------
@@ -332,6 +359,7 @@ TOPIC_CUES: list[tuple[str, str]] = [
     (r"前端|frontend|front-end", "stack:frontend"),
     (r"后端|backend|back-end|服务端|server side|技术栈|tech stack", "stack:backend"),
     (r"数据库|订单库|database|\bdb\b|存储|data store|main store", "stack:database"),
+    (r"\bCI\b|CI/CD|持续集成|构建流水线|build pipeline", "stack:ci"),
     (
         r"编程语言|programming language|写代码|代码示例|code examples?|code samples?",
         "stack:language",
@@ -378,7 +406,7 @@ STYLE_ATOMS: dict[str, tuple[str, str]] = {
         r"先给(?:一句话)?结论|结论先行|第一段写结论|先说结论|结论放前面|"
         r"bottom line first|conclusion first|lead with the",
     ),
-    "one_page": ("size", r"一页以内|一页纸|不超过一页|one page|one-page|single page"),
+    "one_page": ("size", r"一页以内|一页纸|(?:不|别|不要)超过一页|one page|one-page|single page"),
     "formal": ("tone", r"正式一点|正式点|正式些|专业一点|formal|professional tone"),
     "casual": ("tone", r"随意一点|轻松一点|口语化|casual|informal|friendly tone"),
     "no_emoji": (
@@ -473,6 +501,9 @@ HEDGES_EN = [
     r"\bsort of\b",
     r"\bnot certain\b",
     r"\bif possible\b",
+    r"\btorn between\b",
+    r"\bcan't decide\b",
+    r"\bgive [\w ]{1,20} a try\b",
 ]
 FIRM_ZH = [
     "定了",
@@ -510,6 +541,8 @@ FIRM_ZH = [
     "选定",
     "就用",
     "就按",
+    "按这个(?:来|走|执行|办)",
+    "已经.{0,4}(?:迁|切换|换成|换到|改用|转到)",
 ]
 FIRM_EN = [
     r"from now on",
@@ -531,6 +564,7 @@ FIRM_EN = [
     r"\bhas been moved to\b",
     r"\bis now\b",
     r"\bwe chose\b",
+    r"\b(?:moved|migrated) (?:over |everything )?to\b",
 ]
 EMPHASIS_ZH = [
     "千万",
@@ -582,6 +616,9 @@ SAFETY = [
     "heart condition",
     "intoleran",
     "乳糖不耐",
+    "吃药|服药|用药|药物|(?:这|那)(?:类|种)药|处方|在(?:吃|服用?)[\u4e00-\u9fff]{0,4}药",
+    "(?:降压|降糖|抗凝|消炎|安眠|抗抑郁|止痛)药",
+    r"\bmedicine\b|\bmeds\b|\bprescription\b",
 ]
 
 # Category of a statement recognised only through its slot ("我吃素的" -> diet -> preference).
@@ -610,4 +647,57 @@ SLOT_CATEGORY = {
     "tool": "fact",
     "device": "fact",
     "reminder": "preference",
+    "routine": "fact",
 }
+
+# --------------------------------------------------------------------------------------------
+# Task -> topic expansion for recall: a request ("帮我订住的地方", "which datastore…") names a
+# topic through a task word that shares no word with the memories that answer it; these cues
+# map such wording to the entity TYPES (or canonical entities) whose memories are relevant.
+# --------------------------------------------------------------------------------------------
+TASK_TOPICS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        r"住的地方|住哪|住宿|订房|房间|酒店|宾馆|民宿|somewhere to stay|place to stay|"
+        r"accommodation|lodging|hotels?\b|\brooms?\b",
+        ("hotel_brand", "酒店"),
+    ),
+    (
+        r"吃|餐|菜|饭|外卖|零食|点心|早饭|早点|食谱|做饭|聚餐|烧烤|蛋糕|\beat\b|meals?\b|"
+        r"dinner|lunch|breakfast|snacks?\b|restaurant|cook|recipe|bakery|cake|treats?\b|"
+        r"\bfood\b|table for",
+        ("taste", "ingredient", "cuisine", "allergen", "diet", "餐厅"),
+    ),
+    (r"喝|饮料|咖啡|奶茶|\bdrinks?\b|coffee|\btea\b", ("coffee", "drink")),
+    (
+        r"机票|航班|飞(?:往|去|到|一趟)?|\bflights?\b|\bfly\b|\bflying\b|airport",
+        ("seat", "airline", "cabin", "flight", "航班"),
+    ),
+    (r"火车|高铁|动车|车票|\btrains?\b|rail", ("seat", "transport")),
+    (
+        r"datastore|data store|数据库|存储|\bdb\b|database|持久化|persist",
+        ("database",),
+    ),
+    (
+        r"前端|页面|组件|界面|\bui\b|frontend|front-end|component|\bpage\b|web ?app",
+        ("frontend",),
+    ),
+    (r"后端|接口|服务端|backend|back-end|\bapi\b|microservice", ("language", "framework")),
+    (r"部署|上线|服务器|云上|deploy|hosting|\bhost\b|\bcloud\b", ("cloud", "infra")),
+    (r"流水线|pipeline|\bci\b|自动化测试|自动跑测试|build", ("ci",)),
+    (r"日志|监控|告警|logging|\blogs?\b|monitoring|alerting", ("observability",)),
+    (
+        r"周报|报告|汇报|总结|概括|摘要|status update|write-?up|\breport\b|summar",
+        ("document",),
+    ),
+    (
+        r"开会|会议|排(?:进)?日程|日程|约(?:个|一下)?(?:会|时间)|\bmeetings?\b|\bcalls?\b|"
+        r"calendar|schedule|\bsync\b",
+        ("meeting", "meeting_generic", "schedule"),
+    ),
+    (r"电脑|笔记本|laptop|computer|\bmac\b|\bpc\b", ("device", "device_brand")),
+    (
+        r"药|看病|医生|诊所|医院|发烧|头疼|头痛|感冒|medicine|doctor|clinic|pharmacy|"
+        r"\bsick\b|headache|\bfever\b",
+        ("allergen",),
+    ),
+]

@@ -78,9 +78,14 @@ ACK_RE = re.compile(
 FILLER_RE = re.compile(
     r"^(?:跟你说(?:一下|一声)?(?:背景)?|跟你同步(?:一下)?|同步一下|通知你一下|告诉你(?:一下|一声)?|"
     r"提醒(?:你)?一下|帮我记(?:一下|住)?|记一下|你记一下|对了|另外|还有|好消息|坏消息|"
-    r"再说一遍啊?|千万记住|一定要记住|记住(?:了)?|千万别忘了|别忘了|请记住|你好|您好|不对|"
+    r"再说一遍啊?|说过了|还是那句话|跟上次一样|老样子|别别|通知一下|提醒下哈?|"
+    r"(?:跟你)?说个(?:重要的)?事(?:儿)?|重要的事(?:情)?|划重点|"
+    r"千万记住|一定要记住|记住(?:了)?|千万别忘了|别忘了|请记住|你好|您好|不对|"
     r"你听错了|你搞错了|你弄错了|错了|有道理|说真的|顺便说一下|补充一下|重申一下|这个很重要|"
-    r"quick intro[^:：]*|for context|fyi|just so you know|for the record|heads up|"
+    r"quick (?:intro|background|update|note)[^:：]*|for context|honestly|update|ugh|"
+    r"(?:good|big|quick) news|super important|(?:once )?again|"
+    r"final (?:call|decision|answer|word)(?: from [\w ]{1,20})?|"
+    r"fyi|just so you know|for the record|heads up|"
     r"(?:a bit of |some )?background|reminder(?: for [\w ]+)?|please note|note|"
     r"(?:please )?remember(?: that| this)?|"
     r"by the way|btw|one more thing|following up[\w ]*|to be clear|important|"
@@ -151,7 +156,8 @@ DECISION_RE = re.compile(
     r"\block(?:ed)? (?:it|this|that) in\b|"
     r"(?<!nothing's )(?<!nothing is )(?<!not )(?<!n't )\bdecided\b|"
     r"\blet's settle\b|\bsettled on\b|"
-    r"就定|\bgo(?:ing)? with\b|\bwe chose\b|\bfinal decision\b|\bagreed (?:on|to)\b|\bwe'll use\b|"
+    r"就定|(?<![没还未])(?:想好了|商量好了)|\bfinal (?:call|decision|word)\b|"
+    r"\bgo(?:ing)? with\b|\bwe chose\b|\bfinal decision\b|\bagreed (?:on|to)\b|\bwe'll use\b|"
     r"\bwe will use\b",
     re.IGNORECASE,
 )
@@ -160,7 +166,8 @@ PLAN_RE = re.compile(
     r"出发|要交|要提交|要(?:在|把).{0,20}(?:前|之前)|(?:前|之前|以前|底前)(?:要|得|必须)?(?:搞定|完成|上线|交|"
     r"提交|升级|迁移|落地)|要坚持|\bgoal\b|\bplan(?:ning)? to\b|\bgoing to\b|"
     r"\bwill (?:be )?(?:fly|flying|move|moving|visit|travel|go|start|launch|finish|migrate)|"
-    r"\bI'm (?:flying|going|moving|traveling|travelling|visiting|heading)\b|"
+    r"\bI'm (?:flying|going|moving|traveling|travelling|visiting|heading|relocating)\b|"
+    r"\brelocat(?:e|ing)\b|"
     r"\bwe're (?:moving|migrating|planning|launching|rolling)\b|\bby the end of\b|"
     r"\bhas to be (?:finished|done|completed)\b|\bmy trip\b|\btarget\b|\bdeadline\b",
     re.IGNORECASE,
@@ -170,11 +177,14 @@ TIME_RE = re.compile(
     r"星期|明天|后天|中旬|上旬|下旬|月初|每个?月|每周|每年|\bQ[1-4]\b|\byear\b|\bmonth\b|\bweek\b|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\s+\d|"
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\btomorrow\b|\bnext\b|"
-    r"\b\d{1,2}(?:st|nd|rd|th)\b|\bend of\b|\bquarter\b",
+    r"\b\d{1,2}(?:st|nd|rd|th)\b|\bend of\b|\bquarter\b|"
+    r"\b(?:january|february|april|june|july|august|september|october|november|december)\b|"
+    r"\b(?:in|by|until|from) (?:march|may)\b|\b(?:spring|summer|autumn|fall|winter)\b|"
+    r"暑假|寒假|春节|国庆",
     re.IGNORECASE,
 )
 PREF_POS = re.compile(
-    r"喜欢|最爱|爱吃|爱喝|偏好|偏爱|倾向|习惯(?:用|了|住|坐|喝|吃)|优先(?:考虑|选|用|订|找)?|首选|"
+    r"喜欢|最爱|爱吃|爱喝|偏好|偏爱|倾向|偏向|宁可|宁愿|习惯(?:用|了|住|坐|喝|吃)|优先(?:考虑|选|用|订|找)?|首选|"
     r"一般(?:住|用|坐|点|喝|吃|订|选)|一直(?:住|用|坐|喝|吃|订|选)|总是|每次都|默认|最好|钟爱|能吃辣|"
     r"爱用|只(?:住|坐|用|喝|吃|订|要|选)|\bprefer|\blike\b|\blove\b|\benjoy|\bfavou?rite\b|"
     r"\busually\b|\btend to\b|\brather\b|\bonly\b|\bby default\b|\bstick (?:to|with)\b|"
@@ -184,7 +194,9 @@ PREF_POS = re.compile(
 PREF_NEG = re.compile(
     r"不喜欢|讨厌|烦|受不了|不吃|不能吃|吃不了|不喝|不碰|别用|别给我|不要给我|避开|避免|不想要|反感|"
     r"拒绝|千万别|别(?:约|订|安排|排|推荐|发|写|用|加|选|找|去|点)|不要(?:安排|约|订|推荐|用|加|写|大段)|忌口|"
-    r"不用(?!了)|\bhate\b|\bdislike\b|can't stand|\bdon't (?:like|want|enjoy)\b|\bnever\b|"
+    r"不用(?!了)|就算了|算了吧|不想再|再也不|不会再|不能(?:乱|随便)?(?:吃|喝|用|碰)|"
+    r"\b(?:don't|do not|never|no longer) (?:eat|drink)\b|\bstopped (?:eating|drinking|using)\b|"
+    r"\bhate\b|\bdislike\b|can't stand|\bdon't (?:like|want|enjoy)\b|\bnever\b|"
     r"\bavoid\b|\bdon't (?:suggest|book|use|send|schedule|recommend|put|give|add|order)\b|"
     r"\bno more\b|\bnot a fan\b|\bnot going back\b|\bwithout\b",
     re.IGNORECASE,
@@ -251,6 +263,35 @@ DEICTIC = re.compile(
 )
 
 
+# A sentence that opens with a standing marker is an instruction for the future even when it
+# has no first person ("以后写周报先放结论", "From now on, reply in English").
+STANDING_LEAD = re.compile(
+    r"^(?:那|那就|所以)?(?:以后|今后|往后|从今往后|从现在起|从现在开始|下次起)|"
+    r"^(?:from now on|going forward|in (?:the )?future|whenever|every time|each time)\b",
+    re.IGNORECASE,
+)
+# A relative tweak of the reply being written ("再正式一点", "make it shorter") is a one-off
+# revision, not a lasting taste, unless the sentence is a standing instruction.
+REVISION_RE = re.compile(
+    r"^(?:再|更|稍微|稍稍|可以再|能不能再)[\u4e00-\u9fff]{1,4}(?:一点|一些|点|些)(?:吧|啊|呀)?$|"
+    r"^(?:(?:can you |please )?make (?:it|this|that) |a (?:bit|little) |slightly |even )"
+    r"(?:more |less |a bit |a little )?[a-z-]+(?:er)?(?: please)?$",
+    re.IGNORECASE,
+)
+# Correction without an explicit marker: "不是青霉素，是头孢" right after the assistant
+# recorded the wrong value.
+NOT_BUT_RE = re.compile(r"(?:^|[，,。])\s*不是[^，,。]{1,20}[，,]\s*(?:而)?是")
+# Leading conjunctions/discourse words dropped from the rewritten content.
+LEAD_CONJ = re.compile(
+    r"^(?:(?:and|but|so|also|honestly|actually|anyway)\b[\s，,]*|"
+    r"(?:然后|而且|但是|不过|可是|所以|另外|其实|反正|总之)[\s，,]*)",
+    re.IGNORECASE,
+)
+LEAD_NOTE_EN = re.compile(
+    r"^(?:please\s+)?(?:note|remember|keep in mind|be aware)(?: that)?\s+", re.IGNORECASE
+)
+
+
 def standing_obj(body: str) -> bool:
     """Instructions about future output ("以后给我写的东西…") are not deictic remarks."""
     return bool(
@@ -260,6 +301,14 @@ def standing_obj(body: str) -> bool:
             re.IGNORECASE,
         )
     )
+
+
+def _short_remark(body: str) -> bool:
+    """A short remark ("这个挺好", "I love this answer") - a longer statement with a deictic
+    ("偏向分级读物，牛津树那种") still names what it is about."""
+    if CJK.search(body):
+        return len(CJK.findall(body)) <= 12
+    return len(body.split()) <= 8
 
 
 NUMBER_RE = re.compile(r"\d|[一二两三四五六七八九十百千万]+\s*(?:个|人|台|本|万|千|次|年|名|家|层)")
@@ -815,11 +864,7 @@ class RuleExtractor:
         if not kept:
             return None
         body = "".join(kept) if lang == "zh" else " ".join(kept)
-        body = _core(
-            re.sub(
-                r"^(?:and|but|so|also|然后|而且|但是|不过)[\s，,]+", "", body, flags=re.IGNORECASE
-            )
-        )
+        body = _core(LEAD_NOTE_EN.sub("", LEAD_CONJ.sub("", body.strip())))
         if len(body) < (3 if CJK.search(body) else 8):
             return None
         return self._classify(body, " ".join(signal), full, lang, hedged, standing, prev_asst)
@@ -854,14 +899,16 @@ class RuleExtractor:
             PREF_POS.search(body)
             or PREF_NEG.search(body)
             or styles
-            or (standing and (first_person or firm_n))
+            or (standing and (first_person or firm_n or STANDING_LEAD.match(body)))
         ):
             if ONE_OFF_RE.search(body) and not standing:
+                return None
+            if not standing and REVISION_RE.match(_core(body)):
                 return None
             category = "preference"
         elif standing and derive_slot(body, "preference", styles)[0]:
             category = "preference"
-        elif PROFILE_RE.search(body):
+        elif PROFILE_RE.search(body) or (SAFETY_RE.search(body) and first_person):
             category = "profile"
         elif FACT_RE.search(body) and (
             first_person or re.search(r"现有|现在是|目前|周会|例会", body)
@@ -914,6 +961,7 @@ class RuleExtractor:
             and not ents
             and not standing_obj(body)
             and DEICTIC.search(body)
+            and _short_remark(body)
         ):
             return None  # "I love this answer", "这个挺好" — about the current reply, not a taste
         if right_text:  # a correction keeps only the corrected values
@@ -986,7 +1034,8 @@ class RuleExtractor:
     def _correction(
         self, body: str, full: str, lang: str, prev_asst: str
     ) -> tuple[str, str] | None:
-        if not CORR_MARK.search(full):
+        explicit = bool(CORR_MARK.search(full))
+        if not explicit and not (prev_asst and NOT_BUT_RE.search(full)):
             return None
         pairs = CORR_PAIR_ZH if CJK.search(body) else CORR_PAIR_EN
         right = wrong = None
@@ -1003,6 +1052,10 @@ class RuleExtractor:
         if not right:
             return None
         right, wrong = right.strip(" ，,。.\"“”'"), wrong.strip(" ，,。.\"“”'")
+        if CJK.search(right):
+            right = re.sub(r"(?<=[\u4e00-\u9fff])(?:的|啊|呀|哈)$", "", right)
+        if not explicit and wrong.lower() not in prev_asst.lower():
+            return None  # "不是A，是B" not contradicting anything the assistant said
         para = _paraphrase_fix(prev_asst, right, wrong)
         if para:
             return rewrite_assistant(para), right
@@ -1084,9 +1137,10 @@ def _paraphrase_fix(prev_asst: str, right: str, wrong: str) -> str | None:
         return None
     r, w = right, wrong
     # strip the common prefix/suffix so "研发楼项目"/"总部大楼项目" -> "研发楼"/"总部大楼"
-    while r and w and r[-1] == w[-1]:
+    # (never inside a number or a Latin word: "15号"/"5号" -> "15"/"5", not "1"/"")
+    while r and w and r[-1] == w[-1] and not (r[-1].isascii() and r[-1].isalnum()):
         r, w = r[:-1], w[:-1]
-    while r and w and r[0] == w[0]:
+    while r and w and r[0] == w[0] and not (r[0].isascii() and r[0].isalnum()):
         r, w = r[1:], w[1:]
     r, w = r.strip(), w.strip()
     if not w or not r:
@@ -1100,7 +1154,9 @@ def _paraphrase_fix(prev_asst: str, right: str, wrong: str) -> str | None:
         if m and m.end() <= pos:
             seg = seg[m.end() :]
         seg = re.sub(r"^(?:好的|抱歉|明白|收到)[，,。！!]\s*", "", seg)
-        fixed = re.sub(re.escape(w), r, seg, flags=re.IGNORECASE)
+        fixed = re.sub(
+            r"(?<![0-9A-Za-z])" + re.escape(w) + r"(?![0-9A-Za-z])", r, seg, flags=re.IGNORECASE
+        )
         return _core(fixed)
     return None
 
@@ -1198,6 +1254,13 @@ def derive_slot(text: str, category: str, styles: list[str]) -> tuple[str, list[
         ((start, c, surf) for start, c, surf in spans if entity_type(c) in TYPE_SLOT),
         key=lambda x: (entity_type(x[1]) in GENERIC_TYPES, x[0]),
     )
+    if not slot:
+        # a recurring activity at stated days/times ("每周二、周四晚上健身"): its schedule is
+        # the value, so a moved schedule contradicts the old one
+        activity = next((c for t, c, _, _ in types if t == "activity"), "")
+        schedule = schedule_values(text) if activity else []
+        if any(_DAYLIKE.match(v) for v in schedule):
+            return f"routine:{activity}", schedule, entities
     if not slot and typed:
         slot = TYPE_SLOT[entity_type(typed[0][1])]
     if not slot:
@@ -1262,6 +1325,9 @@ def derive_slot(text: str, category: str, styles: list[str]) -> tuple[str, list[
     return slot, values, entities
 
 
+_DAYLIKE = re.compile(r"^(?:周[一二三四五六日]|周末|\d{2}:\d{2})$")
+
+
 def _topic_base(slot: str) -> str:
     return slot.split(":")[0].split(".")[0]
 
@@ -1299,8 +1365,12 @@ def _combine(a: Hit, b: Hit) -> Hit:
     zh = bool(CJK.search(a.content_body))
     sep = "；" if zh else "; "
     bbody = b.content_body
-    if zh and bbody.startswith("用户") and a.content_body.startswith("用户"):
-        pass
+    abody = a.content_body.rstrip("。.")
+    # a bare complaint about the current reply ("太长了", "too long") followed by the standing
+    # instruction it motivates: the instruction alone is the memory (values are kept)
+    bare = re.sub(r"用户|the user|[\s，,。.!！]", "", abody, flags=re.IGNORECASE)
+    if b.kind == "procedural" and not a.entities and len(bare) <= (6 if zh else 14):
+        abody = ""
     category = min(a.category, b.category, key=PRIORITY.index)
     slot = a.slot or b.slot
     values = list(a.values)
@@ -1309,7 +1379,7 @@ def _combine(a: Hit, b: Hit) -> Hit:
     return Hit(
         category=category,
         kind="procedural" if "procedural" in (a.kind, b.kind) else a.kind,
-        content_body=a.content_body.rstrip("。.") + sep + bbody,
+        content_body=(abody + sep + bbody) if abody else bbody,
         quote=(a.quote + " " + b.quote).strip(),
         confidence=max(a.confidence, b.confidence),
         importance=max(a.importance, b.importance),

@@ -188,3 +188,45 @@ def test_session_context_keeps_recent_turns_and_summarises_older_ones(cast):
     empty = c.get("/api/v1/subjects/u1/sessions/none/context").json()
     assert empty["turns"] == [] and empty["summary"] == ""
     assert cast.bob_client.get("/api/v1/subjects/u1/sessions/s1/context").status_code == 404
+
+
+def test_task_wording_reaches_memories_through_their_topic(cast):
+    """ "订住的地方" names no entity but is about lodging: hotel-brand memories match."""
+    from memory.recall import query_topics
+
+    assert "hotel_brand" in query_topics("周末去青岛，帮我找个住的地方")
+    assert "database" in query_topics("Which datastore backs the billing service?")
+    assert "frontend" in query_topics("帮我写个 signup page component")
+    subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
+    hotel = make_memory(subject, "用户出差习惯住万豪", category="preference", entities=["万豪"])
+    make_memory(subject, "用户上周去看了一场话剧", category="fact", entities=[])
+    body = recall(cast.alice_client, "u1", "周末去青岛，帮我找个住的地方")
+    first = body["memories"][0]
+    assert first["id"] == hotel.pk
+    assert first["signals"]["entity"] > 0
+
+
+def test_plans_answer_questions_about_what_is_coming_up(cast):
+    subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
+    plan = make_memory(
+        subject,
+        "The user's plan: the team ports the billing jobs to Airflow by June.",
+        category="plan",
+        importance=0.3,
+    )
+    body = recall(cast.alice_client, "u1", "What's on my agenda for next quarter?")
+    assert plan.pk in [m["id"] for m in body["memories"]]
+
+
+def test_answer_style_instructions_apply_to_any_request(cast):
+    subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
+    rule = make_memory(
+        subject,
+        "用户要求：以后回答都用中文",
+        category="preference",
+        kind="procedural",
+        slot="reply_language",
+        importance=0.6,
+    )
+    body = recall(cast.alice_client, "u1", "Explain how a bloom filter works")
+    assert rule.pk in [m["id"] for m in body["memories"]]

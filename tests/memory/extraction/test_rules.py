@@ -301,3 +301,108 @@ def test_throughput():
     start = time.perf_counter()
     EX.extract(turns)
     assert len(turns) / (time.perf_counter() - start) > 300
+
+
+# ---- generalisation rules (held-out round) ---------------------------------------------------
+@pytest.mark.parametrize(
+    "text,word",
+    [
+        ("装修风格我们比较偏向北欧风，白色木色那种搭配的", "北欧风"),
+        ("山姆的会员卡就算了，上次办过一年根本没去几次", "山姆"),
+        ("宁可多走几步路，也要选有电梯的房子", "电梯"),
+        ("I stopped drinking soda last year, sparkling water is fine.", "soda"),
+    ],
+)
+def test_more_preference_wordings(text, word):
+    c = one(text)
+    assert c.category == "preference"
+    assert word in c.content
+
+
+def test_month_name_makes_a_plan():
+    c = one("I'm relocating to Lisbon in October for my partner's job.")
+    assert c.category == "plan"
+    assert "Lisbon" in c.content
+
+
+def test_standing_lead_without_first_person_is_an_instruction():
+    c = one("以后写会议纪要第一行就写结论，行动项单独列出来")
+    assert c.category == "preference"
+    assert c.kind == "procedural"
+    assert "行动项" in c.content
+
+
+def test_relative_revision_of_the_current_reply_is_not_a_preference():
+    assert run("A:Here is the draft.", "U:再口语化一点") == []
+    assert run("A:Here is the draft.", "U:make it shorter") == []
+    # ...but a standing one is
+    assert one("以后都写得口语化一点").kind == "procedural"
+
+
+def test_health_condition_is_a_profile_fact():
+    c = one("我有哮喘，平时随身带着喷雾")
+    assert c.category == "profile"
+    assert c.importance >= 0.9
+
+
+def test_medicine_warning_is_important():
+    c = one("我在吃降压药，西柚这类东西不能吃")
+    assert c.importance >= 0.9
+
+
+def test_final_call_header_is_a_decision_without_the_header():
+    c = one("Final call from finance: invoices go through Xero from now on.")
+    assert c.category == "decision"
+    assert "Final call" not in c.content
+    assert "Xero" in c.content
+
+
+def test_discourse_fillers_are_dropped_from_content():
+    c = one("老样子，冰美式不加糖，我夏天基本只喝这个")
+    assert not c.content.startswith("用户偏好：老样子")
+    assert "冰美式" in c.content
+    c = one("Honestly, I prefer paper notebooks for meetings.")
+    assert "honestly" not in c.content.lower()
+    c = one("Note that my landlord only accepts bank transfers.")
+    assert not c.content.lower().startswith(("note", "about the user: note"))
+
+
+def test_bare_complaint_before_an_instruction_is_dropped():
+    c = one("A:（一大段说明）", "U:太啰嗦了。以后回答我先给结论，再列步骤")
+    assert "太啰嗦" not in c.content
+    assert "结论" in c.content
+    assert "concise" in c.values
+
+
+def test_not_but_correction_of_the_assistant_record():
+    c = one("A:好的，已记录：您的车牌尾号是 3。", "U:不是3，是8。")
+    assert c.category == "correction"
+    assert "8" in c.content and "3" not in c.content
+    # without a wrong value in the assistant's words it is no correction
+    assert all(x.category != "correction" for x in run("A:好的。", "U:不是我不想去，是最近真没空"))
+
+
+def test_correction_keeps_numbers_whole():
+    c = one("A:好的，已设置：每月5号交物业费。", "U:你听错了，是25号，不是5号")
+    assert "25号" in c.content
+    assert "每月5号" not in c.content
+
+
+def test_recurring_activity_schedule_has_a_slot():
+    old = one("我每周一、周三早上去游泳，这两天早上别约我")
+    new = one("游泳时间改了，从下周开始固定在每周二和周六早上")
+    assert old.slot == new.slot == "routine:游泳"
+    assert "周一" in old.values and "周二" in new.values
+    assert new.confidence >= old.confidence + 0.15
+
+
+def test_ci_tools_are_a_stack_slot():
+    old = one("我们的 CI 用的是 GitLab CI")
+    new = one("CI 已经全部迁到 GitHub Actions 了")
+    assert old.slot == new.slot == "stack:ci"
+    assert new.confidence >= old.confidence + 0.15
+
+
+def test_long_statement_with_deictic_is_kept():
+    c = one("我们家比较偏爱布艺沙发，就是那种可以拆洗的，皮的夏天太黏")
+    assert "布艺沙发" in c.content
