@@ -1,7 +1,7 @@
 """Console reads and aggregates, always scoped to the tenants the staff member may see.
 
 The dashboard aggregates each take one or two queries whatever the data size (grouped in the
-database, never counted in Python), so the page stays fast with 100 k memories.
+database; Python only sums the few grouped rows), so the page stays fast with 100 k memories.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import Count, Max, Min, Q
-from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from accounts.models import Agent
@@ -36,37 +35,62 @@ def overview_counts(*, tenant_ids: list[int]) -> dict[str, int]:
 
 
 @dataclass
-class MemoryBreakdown:
+class MemoryStats:
     total: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
     by_category: dict[str, int] = field(default_factory=dict)  # live (active) memories
     active: int = 0
     active_high_confidence: int = 0
+    per_day: list[tuple[dt.date, int]] = field(default_factory=list)  # zero-filled, oldest first
 
     @property
     def high_confidence_share(self) -> float | None:
         return self.active_high_confidence / self.active if self.active else None
 
+    @property
+    def new_in_period(self) -> int:
+        return sum(n for _day, n in self.per_day)
 
-def memory_breakdown(*, tenant_ids: list[int]) -> MemoryBreakdown:
-    """Memories by status and (active ones) by category, plus the high-confidence share.
 
-    One GROUP BY status, category query.
+def memory_stats(*, tenant_ids: list[int], days: int = DASHBOARD_DAYS) -> MemoryStats:
+    """Memories by status, active ones by category, the high-confidence share and new memories
+    per (local) day over `days` days — all from ONE scan: GROUP BY status, category, day.
+
+    Why one raw query: each pass over a big tenant's memories is a (parallel) sequential scan
+    of wide rows; grouping by (status, category, day-or-NULL) yields ~36 × (days + 1) groups
+    from which Python derives every figure, instead of two or three scans.
     """
-    rows = (
-        Memory.objects.filter(tenant_id__in=tenant_ids)
-        .values("status", "category")
-        .annotate(n=Count("id"), high=Count("id", filter=Q(confidence__gte=HIGH_CONFIDENCE)))
-        .order_by()
-    )
-    out = MemoryBreakdown()
-    for row in rows:
-        out.total += row["n"]
-        out.by_status[row["status"]] = out.by_status.get(row["status"], 0) + row["n"]
-        if row["status"] == Memory.Status.ACTIVE:
-            out.by_category[row["category"]] = out.by_category.get(row["category"], 0) + row["n"]
-            out.active += row["n"]
-            out.active_high_confidence += row["high"]
+    today = timezone.localdate()
+    start = today - dt.timedelta(days=days - 1)
+    since = timezone.make_aware(dt.datetime.combine(start, dt.time.min))
+    out = MemoryStats()
+    counts: dict[dt.date, int] = {}
+    if tenant_ids:
+        sql = f"""
+            SELECT status, category,
+                   CASE WHEN created_at >= %s THEN (created_at AT TIME ZONE %s)::date END,
+                   count(*), count(*) FILTER (WHERE confidence >= %s)
+            FROM {Memory._meta.db_table}
+            WHERE tenant_id = ANY(%s)
+            GROUP BY 1, 2, 3
+        """  # noqa: S608 - the table name is ours, every value is a parameter
+        params = [since, timezone.get_current_timezone_name(), HIGH_CONFIDENCE, list(tenant_ids)]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        for status, category, day, n, high in rows:
+            out.total += n
+            out.by_status[status] = out.by_status.get(status, 0) + n
+            if status == Memory.Status.ACTIVE:
+                out.by_category[category] = out.by_category.get(category, 0) + n
+                out.active += n
+                out.active_high_confidence += high
+            if day is not None:
+                counts[day] = counts.get(day, 0) + n
+    out.per_day = [
+        (start + dt.timedelta(days=i), counts.get(start + dt.timedelta(days=i), 0))
+        for i in range(days)
+    ]
     return out
 
 
@@ -99,27 +123,6 @@ def top_recalled(*, tenant_ids: list[int], limit: int = TOP_RECALLED) -> list[Me
         )
         .order_by("-hit_count", "-id")[:limit]
     )
-
-
-def new_memories_per_day(
-    *, tenant_ids: list[int], days: int = DASHBOARD_DAYS
-) -> list[tuple[dt.date, int]]:
-    """Memories created per day over the last `days` days, zero-filled (1 query)."""
-    today = timezone.localdate()
-    start = today - dt.timedelta(days=days - 1)
-    since = timezone.make_aware(dt.datetime.combine(start, dt.time.min))
-    counts = dict(
-        Memory.objects.filter(tenant_id__in=tenant_ids, created_at__gte=since)
-        .annotate(day=TruncDate("created_at"))
-        .values("day")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("day", "n")
-    )
-    return [
-        (start + dt.timedelta(days=i), counts.get(start + dt.timedelta(days=i), 0))
-        for i in range(days)
-    ]
 
 
 def extraction_failures(*, tenant_ids: list[int], latest: int = LATEST_FAILURES) -> dict[str, Any]:

@@ -80,7 +80,9 @@ class EventsApi(APIView):
         return Response(EventsAppendOutputSerializer(body).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        parameters=[EventListQuerySerializer], responses={200: EventPageOutputSerializer}
+        operation_id="events_list",
+        parameters=[EventListQuerySerializer],
+        responses={200: EventPageOutputSerializer},
     )
     def get(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
@@ -127,7 +129,9 @@ def _validated(serializer_class: type, data: Any) -> dict:
 
 class MemoriesApi(APIView):
     @extend_schema(
-        parameters=[MemoryListQuerySerializer], responses={200: MemoryPageOutputSerializer}
+        operation_id="memories_list",
+        parameters=[MemoryListQuerySerializer],
+        responses={200: MemoryPageOutputSerializer},
     )
     def get(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)

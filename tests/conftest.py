@@ -4,6 +4,7 @@ Tenant A ("acme"): alice_agent (read, write, erase), bob_agent (read only, restr
 guardian to subject "granted-1"), a staff user. Tenant B ("globex"): charlie_agent, the outsider.
 """
 
+import shutil
 from dataclasses import dataclass
 
 import pytest
@@ -45,6 +46,14 @@ class Cast:
     @property
     def charlie_client(self) -> APIClient:
         return self.client(self.charlie_key)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _remove_test_exports():
+    yield
+    from django.conf import settings
+
+    shutil.rmtree(settings.ENGRAM_EXPORT_DIR, ignore_errors=True)
 
 
 @pytest.fixture

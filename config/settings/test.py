@@ -36,4 +36,7 @@ CSRF_COOKIE_SECURE = False
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+# One directory per test run, removed by tests/conftest.py at the end of the session.
 ENGRAM_EXPORT_DIR = Path(tempfile.mkdtemp(prefix="engram-test-exports-"))
+STATIC_ROOT = Path(tempfile.gettempdir()) / "engram-test-static"
+STATIC_ROOT.mkdir(exist_ok=True)

@@ -11,8 +11,7 @@ from console.selectors import (
     HIGH_CONFIDENCE,
     agent_activity,
     extraction_failures,
-    memory_breakdown,
-    new_memories_per_day,
+    memory_stats,
     queue_stats,
     recall_latency_per_day,
     subject_count,
@@ -24,8 +23,7 @@ from memory.models import Memory
 @staff_view()
 def dashboard(request: HttpRequest) -> HttpResponse:
     tenant_ids = tenant_ids_for(request.user)
-    breakdown = memory_breakdown(tenant_ids=tenant_ids)
-    per_day = new_memories_per_day(tenant_ids=tenant_ids)
+    breakdown = memory_stats(tenant_ids=tenant_ids)
     latency = recall_latency_per_day(tenant_ids=tenant_ids)
     status_order = [s for s in Memory.Status.values if breakdown.by_status.get(s)]
     context = {
@@ -38,7 +36,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "failures": extraction_failures(tenant_ids=tenant_ids),
         "agents": agent_activity(tenant_ids=tenant_ids),
         "latency": latency,
-        "new_last_30": sum(n for _day, n in per_day),
+        "new_last_30": breakdown.new_in_period,
         "status_chart": charts.bar_chart(
             [(s, breakdown.by_status[s]) for s in status_order], title=_("Memories by status")
         ),
@@ -47,7 +45,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             title=_("Active memories by category"),
         ),
         "per_day_chart": charts.column_chart(
-            [(day.strftime("%m-%d"), n) for day, n in per_day],
+            [(day.strftime("%m-%d"), n) for day, n in breakdown.per_day],
             title=_("New memories per day (30 days)"),
         ),
         "latency_chart": charts.line_chart(

@@ -5,12 +5,7 @@ from django.utils import timezone
 
 from audit.services import SYSTEM
 from console import charts
-from console.selectors import (
-    memory_breakdown,
-    new_memories_per_day,
-    queue_stats,
-    recall_latency_per_day,
-)
+from console.selectors import memory_stats, queue_stats, recall_latency_per_day
 from memory.models import Event, Memory, RecallTrace, Subject
 from memory.services import EventInput, events_append, events_mark_failed
 from tests.factories import days_ago, make_memory
@@ -37,13 +32,13 @@ def populate(tenant, prefix: str, n: int) -> Subject:
 
 
 class TestDashboardSelectors:
-    def test_breakdown_counts_status_category_and_high_confidence(self, cast):
+    def test_stats_count_status_category_and_high_confidence(self, cast):
         subject = Subject.objects.create(tenant=cast.tenant_a, external_id="s")
         make_memory(subject, "a", category="fact", confidence=0.9)
         make_memory(subject, "b", category="fact", confidence=0.5)
         make_memory(subject, "c", category="plan", confidence=0.8)
         make_memory(subject, "d", category="plan", status="superseded")
-        out = memory_breakdown(tenant_ids=[cast.tenant_a.pk])
+        out = memory_stats(tenant_ids=[cast.tenant_a.pk])
         assert out.total == 4 and out.active == 3
         assert out.by_status == {"active": 3, "superseded": 1}
         assert out.by_category == {"fact": 2, "plan": 1}
@@ -55,8 +50,9 @@ class TestDashboardSelectors:
         make_memory(subject, "today")
         make_memory(subject, "old", created_at=days_ago(3))
         make_memory(subject, "too old", created_at=days_ago(45))
-        days = new_memories_per_day(tenant_ids=[cast.tenant_a.pk])
-        assert len(days) == 30 and sum(n for _d, n in days) == 2
+        out = memory_stats(tenant_ids=[cast.tenant_a.pk])
+        days = out.per_day
+        assert len(days) == 30 and out.new_in_period == 2 and out.total == 3
         assert days[-1] == (timezone.localdate(), 1)
 
     def test_latency_percentiles_per_day(self, cast):

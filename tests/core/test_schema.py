@@ -15,3 +15,15 @@ def test_openapi_schema_documents_the_agent_api(client):
 
 def test_api_docs_page_is_served(client):
     assert client.get("/api/docs/").status_code == 200
+
+
+def test_schema_generates_without_warnings():
+    from django.core.management import call_command
+
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", "/dev/null")
+
+
+def test_api_docs_use_no_cdn(client):
+    body = client.get("/api/docs/").content.decode()
+    assert "jsdelivr" not in body and "unpkg" not in body
+    assert "/static/drf_spectacular_sidecar/" in body

@@ -6,6 +6,7 @@ import secrets
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
+from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Agent
@@ -55,6 +56,12 @@ class Command(BaseCommand):
     help = "Seed a demo tenant, agent, staff superuser, end user and subjects (idempotent)."
 
     def handle(self, *args: object, **options: object) -> None:
+        # All or nothing: a failure half-way must not leave a seeded-looking but broken demo
+        # (and a shown-once key that was rolled back is simply created again next run).
+        with transaction.atomic():
+            self._seed()
+
+    def _seed(self) -> None:
         actor = actor_for_task("seed_demo")
         tenant = tenant_get_or_create(slug=DEMO_TENANT, name="Demo Inc.", actor=actor)
         User = get_user_model()
