@@ -1003,8 +1003,7 @@ def memory_set_pinned(*, memory: Memory, pinned: bool, actor: Actor, reason: str
     with transaction.atomic():
         memory.pinned = pinned
         memory.save(update_fields=["pinned", "updated_at"])
-        _audit_memory(actor, "memory.pin" if pinned else "memory.unpin", memory, reason,
-                      ["pinned"])
+        _audit_memory(actor, "memory.pin" if pinned else "memory.unpin", memory, reason, ["pinned"])
     return memory
 
 
@@ -1043,13 +1042,17 @@ def observation_resolve(
     with transaction.atomic():
         locked = Observation.objects.select_for_update().get(pk=observation.pk)
         if locked.status != Observation.Status.PENDING:
-            raise ApplicationError("already_resolved",
-                                   MSG_ALREADY_RESOLVED.format(status=locked.status),
-                                   status_code=409)
-        memory = (Memory.objects.select_for_update().filter(pk=locked.memory_id).first()
-                  if locked.memory_id else None)
-        related = list(locked.related_memories.select_for_update().filter(
-            status__in=LIVE_STATUSES))
+            raise ApplicationError(
+                "already_resolved",
+                MSG_ALREADY_RESOLVED.format(status=locked.status),
+                status_code=409,
+            )
+        memory = (
+            Memory.objects.select_for_update().filter(pk=locked.memory_id).first()
+            if locked.memory_id
+            else None
+        )
+        related = list(locked.related_memories.select_for_update().filter(status__in=LIVE_STATUSES))
         if decision in ("accept", "edit") and memory is not None:
             if decision == "edit" and content:
                 redacted = pii.redact(content).text
@@ -1062,48 +1065,72 @@ def observation_resolve(
             if memory is None or not related:
                 raise ApplicationError("invalid", MSG_NO_RELATED)
             target = related[0]
-            target.evidence = [*target.evidence, {
-                "event_id": memory.source_event_id, "quote": memory.source_quote[:500],
-                "at": memory.observed_at.isoformat()}][-50:]
+            target.evidence = [
+                *target.evidence,
+                {
+                    "event_id": memory.source_event_id,
+                    "quote": memory.source_quote[:500],
+                    "at": memory.observed_at.isoformat(),
+                },
+            ][-50:]
             target.merge_count += 1
             target.save(update_fields=["evidence", "merge_count", "updated_at"])
             locked.memory = None
             locked.save(update_fields=["memory"])
             merged_id = memory.pk
             memory.delete()
-            _audit_memory(actor, "memory.merge", target, note or "merged in review",
-                          ["evidence"])
-            audit_record(actor=actor, action="memory.delete", target_type="memory.memory",
-                         target_id=merged_id, tenant_id=target.tenant_id,
-                         subject_id=target.subject_id, reason="merged in review")
+            _audit_memory(actor, "memory.merge", target, note or "merged in review", ["evidence"])
+            audit_record(
+                actor=actor,
+                action="memory.delete",
+                target_type="memory.memory",
+                target_id=merged_id,
+                tenant_id=target.tenant_id,
+                subject_id=target.subject_id,
+                reason="merged in review",
+            )
             status = Observation.Status.MERGED
         else:  # reject (or nothing left to accept)
             if memory is not None and memory.status == Memory.Status.OBSERVED:
                 memory.status = Memory.Status.ARCHIVED
                 memory.change_reason = "rejected in review"
                 memory.save(update_fields=["status", "change_reason", "updated_at"])
-                _audit_memory(actor, "memory.archive", memory, note or "rejected in review",
-                              ["status"])
+                _audit_memory(
+                    actor, "memory.archive", memory, note or "rejected in review", ["status"]
+                )
             elif memory is not None and locked.kind == Observation.Kind.NEEDS_REVIEW:
                 memory.status = Memory.Status.EXPIRED
                 memory.valid_to = now
                 memory.save(update_fields=["status", "valid_to", "updated_at"])
-                _audit_memory(actor, "memory.expire", memory, note or "rejected in review",
-                              ["status"])
+                _audit_memory(
+                    actor, "memory.expire", memory, note or "rejected in review", ["status"]
+                )
             status = Observation.Status.REJECTED
         locked.status = status
         locked.resolved_at = now
         locked.resolved_by = user
         locked.note = note[:2000]
         locked.save(update_fields=["status", "resolved_at", "resolved_by", "note", "updated_at"])
-        audit_record(actor=actor, action=f"observation.{status}", target=locked,
-                     tenant_id=locked.tenant_id, subject_id=locked.subject_id, reason=note,
-                     changed_fields=["status"])
+        audit_record(
+            actor=actor,
+            action=f"observation.{status}",
+            target=locked,
+            tenant_id=locked.tenant_id,
+            subject_id=locked.subject_id,
+            reason=note,
+            changed_fields=["status"],
+        )
     return locked
 
 
-def _accept(observation: Observation, memory: Memory, related: list[Memory],
-            now: dt.datetime, actor: Actor, note: str) -> None:
+def _accept(
+    observation: Observation,
+    memory: Memory,
+    related: list[Memory],
+    now: dt.datetime,
+    actor: Actor,
+    note: str,
+) -> None:
     memory.status = Memory.Status.ACTIVE
     memory.confidence = max(memory.confidence, REVIEW_ACCEPTED_CONFIDENCE)
     memory.change_reason = (note or "accepted in review")[:200]
@@ -1117,5 +1144,6 @@ def _accept(observation: Observation, memory: Memory, related: list[Memory],
             _retire(previous, memory, now, actor, note or "superseded in review")
     else:
         memory.save()
-    _audit_memory(actor, "memory.accept", memory, note or "accepted in review",
-                  ["status", "confidence"])
+    _audit_memory(
+        actor, "memory.accept", memory, note or "accepted in review", ["status", "confidence"]
+    )

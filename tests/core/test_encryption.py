@@ -15,8 +15,14 @@ def raw_content(pk):
 
 def make_event(cast, content="我的身份证号是 110101199003077777"):
     subject, _ = Subject.objects.get_or_create(tenant=cast.tenant_a, external_id="enc")
-    return Event.objects.create(subject=subject, session_id="s", role="user", content=content,
-                                occurred_at=timezone.now(), content_hash="h")
+    return Event.objects.create(
+        subject=subject,
+        session_id="s",
+        role="user",
+        content=content,
+        occurred_at=timezone.now(),
+        content_hash="h",
+    )
 
 
 def test_event_content_is_encrypted_at_rest(cast):

@@ -6,8 +6,12 @@ def test_setup_periodic_tasks_is_idempotent_and_complete(db):
     call_command("setup_periodic_tasks")
     call_command("setup_periodic_tasks")
     tasks = dict(PeriodicTask.objects.values_list("task", "enabled"))
-    for name in ("memory.tasks.sweep_pending_events", "memory.tasks.consolidate",
-                 "memory.tasks.decay", "privacy.tasks.cleanup_exports"):
+    for name in (
+        "memory.tasks.sweep_pending_events",
+        "memory.tasks.consolidate",
+        "memory.tasks.decay",
+        "privacy.tasks.cleanup_exports",
+    ):
         assert tasks.get(name) is True
     assert PeriodicTask.objects.filter(task="memory.tasks.consolidate").count() == 1
     assert PeriodicTask.objects.get(task="memory.tasks.consolidate").interval.every == 300

@@ -13,14 +13,28 @@ def conflict(cast):
     subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
     earlier = timezone.now() - timezone.timedelta(days=2)
     old = memory_ingest(
-        subject=subject, occurred_at=earlier, actor=SYSTEM,
-        candidate=Candidate(content="用户出差默认住亚朵", category="preference", slot="hotel",
-                            values=["亚朵"], confidence=0.8),
+        subject=subject,
+        occurred_at=earlier,
+        actor=SYSTEM,
+        candidate=Candidate(
+            content="用户出差默认住亚朵",
+            category="preference",
+            slot="hotel",
+            values=["亚朵"],
+            confidence=0.8,
+        ),
     ).memory
     result = memory_ingest(
-        subject=subject, occurred_at=timezone.now(), actor=SYSTEM,
-        candidate=Candidate(content="用户出差也许改住丽思卡尔顿", category="preference",
-                            slot="hotel", values=["丽思卡尔顿"], confidence=0.85),
+        subject=subject,
+        occurred_at=timezone.now(),
+        actor=SYSTEM,
+        candidate=Candidate(
+            content="用户出差也许改住丽思卡尔顿",
+            category="preference",
+            slot="hotel",
+            values=["丽思卡尔顿"],
+            confidence=0.85,
+        ),
     )
     assert result.action == "observed"
     assert result.observation.kind == "conflict"
@@ -56,8 +70,12 @@ def test_merge_folds_the_candidate_into_the_related_memory(conflict):
 
 def test_edit_then_accept_changes_the_content_and_redacts(conflict):
     _, candidate, observation = conflict
-    observation_resolve(observation=observation, decision="edit", actor=SYSTEM,
-                        content="用户出差改住全季，电话 13812345678")
+    observation_resolve(
+        observation=observation,
+        decision="edit",
+        actor=SYSTEM,
+        content="用户出差改住全季，电话 13812345678",
+    )
     candidate.refresh_from_db()
     assert candidate.status == "active" and "[PHONE]" in candidate.content
 
