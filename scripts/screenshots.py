@@ -107,23 +107,6 @@ def add_review_data() -> dict[str, object]:
                 source_quote="出差默认住亚朵",
             ),
         )
-        second = said("zhang.wei", "下次出差改住全季吧，亚朵最近老是满房。", 1)
-        memory_ingest(
-            subject=first.subject,
-            occurred_at=second.occurred_at,
-            actor=actor,
-            source_event=second,
-            candidate=Candidate(
-                content="用户出差改住全季",
-                category="preference",
-                slot="hotel.default",
-                values=["全季"],
-                entities=["全季"],
-                confidence=0.85,
-                importance=0.7,
-                source_quote="下次出差改住全季吧",
-            ),
-        )
         for text, quote, days in (
             ("我好像对芒果有点过敏，电话 13812345678 找我。", "对芒果有点过敏", 3),
             ("Maybe I'll switch to the data team next year.", "switch to the data team", 2),
@@ -145,6 +128,33 @@ def add_review_data() -> dict[str, object]:
         Event.objects.filter(pk=failed.pk).update(
             extraction_status="failed",
             extraction_error="LLM extractor: upstream timeout after 30 s (attempt 3/3)",
+        )
+
+    # A pending hotel conflict on every run (the previous one may have been accepted).
+    subject = Subject.objects.get(tenant=tenant, external_id="zhang.wei")
+    if not Observation.objects.filter(subject=subject, status="pending", kind="conflict").exists():
+        current = Memory.objects.filter(
+            subject=subject, slot="hotel.default", status="active"
+        ).first()
+        hotel = next(
+            h for h in ("全季", "汉庭", "亚朵") if current is None or h not in current.content
+        )
+        event = said("zhang.wei", f"下次出差改住{hotel}吧，原来那家最近老是满房。", 1)
+        memory_ingest(
+            subject=subject,
+            occurred_at=event.occurred_at,
+            actor=actor,
+            source_event=event,
+            candidate=Candidate(
+                content=f"用户出差改住{hotel}",
+                category="preference",
+                slot="hotel.default",
+                values=[hotel],
+                entities=[hotel],
+                confidence=max(0.8, current.confidence if current else 0.8),
+                importance=0.7,
+                source_quote=f"下次出差改住{hotel}吧",
+            ),
         )
 
     if RecallTrace.objects.filter(tenant=tenant).count() < 30:

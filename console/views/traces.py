@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from audit.services import actor_for_user
@@ -93,7 +94,9 @@ def trace_replay(request: HttpRequest, pk: int) -> HttpResponse:
     trace = trace_get_for_staff(user=request.user, trace_id=pk)
     form = ReplayForm(request.POST)
     context = {"nav": "traces", "trace": trace, "signals": SIGNALS, "replay_form": form}
-    if form.is_valid():
+    if trace.subject.paused:  # restriction of processing: agents cannot recall it either
+        context["replay_error"] = _("Memory is paused for this subject; replay is disabled.")
+    elif form.is_valid():
         parameters = trace.parameters or {}
         result = recall_compute(
             subject=trace.subject,

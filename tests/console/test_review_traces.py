@@ -198,6 +198,14 @@ class TestReplay:
         html = response.content.decode()
         assert "<html" in html and "replay-result" in html and "13812345678" not in html
 
+    def test_a_paused_subject_is_not_replayed(self, trace, operator, client):
+        Subject.objects.filter(pk=trace.subject_id).update(paused=True)
+        client.force_login(operator)
+        url = reverse("console-trace-replay", args=[trace.pk])
+        html = client.post(url, replay_data(), **HX).content.decode()
+        assert "replay is disabled" in html and "diff-summary" not in html
+        assert not AuditEntry.objects.filter(action="recall.replay").exists()
+
     def test_get_is_not_allowed(self, trace, operator, client):
         client.force_login(operator)
         assert client.get(reverse("console-trace-replay", args=[trace.pk])).status_code == 405
