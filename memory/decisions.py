@@ -121,7 +121,19 @@ def slots_compatible(a: str, b: str) -> bool:
         return True
     ab, _, aq = a.partition(":")
     bb, _, bq = b.partition(":")
+    if ab == bb == "thing" and aq and bq:
+        return _same_thing(aq, bq)
     return ab == bb and (not aq or not bq)
+
+
+def _same_thing(a: str, b: str) -> bool:
+    """Generic thing slots name one thing when one noun phrase contains the other: "保洁" ~
+    "保洁阿姨", "phone plan" ~ "plan" (whole words in Latin text); never one character."""
+    short, long_ = sorted((a, b), key=len)
+    if short.isascii():
+        sw, lw = short.split(), long_.split()
+        return bool(sw) and any(lw[i : i + len(sw)] == sw for i in range(len(lw)))
+    return len(short) >= 2 and short in long_
 
 
 def _multi(slot: str) -> bool:
@@ -176,6 +188,76 @@ def _atoms(text: str) -> set[str]:
     return {a.lower() for a in _ATOM.findall(text or "")}
 
 
+_VALUE_ATOM = re.compile(
+    r"(?P<day>周[一二三四五六日])|(?P<time>\d{1,2}:\d{2})|(?P<num>\d+(?:\.\d+)?)|"
+    r"(?P<name>[A-Za-z][A-Za-z0-9+#&.'-]*[A-Za-z0-9+#])"
+)
+_PREFIX_WORDS = {
+    "the",
+    "about",
+    "correction",
+    "user",
+    "user's",
+    "i",
+    "a",
+    "an",
+    "from",
+    "decided",
+    "plan",
+    "preference",
+    "standing",
+    "instruction",
+    "answer",
+    "to",
+    "on",
+    "it",
+    "it's",
+}
+RESIDUAL_SIMILARITY = 0.75
+
+
+def _value_atoms(text: str) -> tuple[dict[str, set[str]], str]:
+    """Typed value atoms of a statement (weekday, clock time, number, brand-like name) and the
+    statement with them removed. Names are Latin tokens that look like names: capitalised or
+    mixed with digits in English text, any Latin token in Chinese text."""
+    zh = bool(re.search(r"[\u4e00-\u9fff]", text))
+    atoms: dict[str, set[str]] = {}
+    residual = text
+    for m in _VALUE_ATOM.finditer(text or ""):
+        kind = m.lastgroup or ""
+        tok = m.group(0)
+        if kind == "name":
+            if tok.lower() in _PREFIX_WORDS:
+                continue
+            if not zh and not (tok[0].isupper() or re.search(r"\d", tok)):
+                continue
+        atoms.setdefault(kind, set()).add(tok.lower())
+        residual = residual.replace(tok, " ")
+    return atoms, residual
+
+
+def _residual_tokens(text: str) -> set[str]:
+    text = text.lower()
+    if re.search(r"[\u4e00-\u9fff]", text):
+        chars = re.sub(r"[^\u4e00-\u9fff]", "", text)
+        return {chars[i : i + 2] for i in range(len(chars) - 1)}
+    return set(re.findall(r"[a-z']+", text))
+
+
+def _contradicting_atoms(new: str, old: str) -> bool:
+    """Same statement with a different value: a shared atom type with disjoint values, nothing
+    else changed beyond the values (residual token Jaccard >= RESIDUAL_SIMILARITY)."""
+    a_atoms, a_rest = _value_atoms(new)
+    b_atoms, b_rest = _value_atoms(old)
+    shared = set(a_atoms) & set(b_atoms)
+    if not shared or any(a_atoms[t] & b_atoms[t] for t in shared):
+        return False
+    ra, rb = _residual_tokens(a_rest), _residual_tokens(b_rest)
+    if not ra or not rb:
+        return False
+    return len(ra & rb) / len(ra | rb) >= RESIDUAL_SIMILARITY
+
+
 def _overlap(a: list[str], b: list[str]) -> bool:
     if not a or not b:
         return True
@@ -215,6 +297,15 @@ def relate(candidate: Candidate, mem: ExistingMemory, sim: float) -> str | None:
         old_atoms = {a for a in _atoms(mem.content) if re.match(r"[\d周]", a)}
         if new_atoms and old_atoms and not new_atoms & old_atoms:
             return "conflict"
+    if (
+        sim >= CONFLICT_SIMILARITY
+        and not (candidate.slot and mem.slot)
+        and mem.category in COMPATIBLE.get(candidate.category, ())
+        and _contradicting_atoms(candidate.content, mem.content)
+    ):
+        # no slot on one side: the same sentence about the same thing with another name /
+        # number / day / time ("…停在 B2 层" vs "…停在 B3 层")
+        return "conflict"
     return None
 
 

@@ -543,6 +543,7 @@ FIRM_ZH = [
     "就按",
     "按这个(?:来|走|执行|办)",
     "已经.{0,4}(?:迁|切换|换成|换到|改用|转到)",
+    "(?<![想要算备虑试])(?:换成|换到|改用|换用|迁到|转到)",
 ]
 FIRM_EN = [
     r"from now on",
@@ -565,6 +566,8 @@ FIRM_EN = [
     r"\bis now\b",
     r"\bwe chose\b",
     r"\b(?:moved|migrated) (?:over |everything )?to\b",
+    r"(?<!to )(?<!'ll )(?<!will )(?<!might )\bswitched\b",
+    r"\b(?:moved|transferred) (?:my|our) [a-z ]{2,30} to\b",
 ]
 EMPHASIS_ZH = [
     "千万",
@@ -648,6 +651,7 @@ SLOT_CATEGORY = {
     "device": "fact",
     "reminder": "preference",
     "routine": "fact",
+    "thing": "fact",
 }
 
 # --------------------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ from memory.extraction.lexicon import (
     TYPE_SLOT,
 )
 from memory.pii import contains_pii
+from memory.textsearch import _get_jieba
 
 
 def _alt(items) -> re.Pattern:
@@ -373,7 +374,9 @@ NEG_BEFORE = re.compile(
     re.IGNORECASE,
 )
 NEG_AFTER = re.compile(
-    r"^[^，,。.;；]{0,5}(?:都不|不能|不吃|不要|不行|不喝|受不了|\bis a no\b)", re.IGNORECASE
+    r"^[^，,。.;；]{0,5}(?:都不|不能|不吃|不要|不行|不喝|受不了|千万别|别放|别加|不放|不加|"
+    r"\bis a no\b)",
+    re.IGNORECASE,
 )
 TEAM_RE = re.compile(
     r"([\u4e00-\u9fffA-Za-z]{0,6}?(?:部门|部|组|团队|中心|科|处|室|team|squad))"
@@ -505,8 +508,11 @@ def _negated(text: str, start: int, end: int) -> bool:
 
 # ---- rewriting -----------------------------------------------------------------------------
 ZH_PRONOUNS = [
+    (re.compile(r"(?:我们|咱们|我)家(?!人|乡)"), "用户家"),
     (
-        re.compile(r"(?:我们|咱们)(?:的)?(?=公司|团队|部门|组|家|项目|这边|办公室|老板|领导)"),
+        re.compile(
+            r"(?:我们|咱们)(?:的)?(?=公司|团队|部门|组|家|项目|这边|办公室|老板|领导|小区|学校|楼)"
+        ),
         "用户的",
     ),
     (
@@ -738,16 +744,45 @@ PREFIX = {
 }
 
 
+ZH_NEG_LEAD = re.compile(
+    r"^(?:不|没|讨厌|受不了|反感|很讨厌|特别讨厌|最讨厌|一点都不|从来不|再也不)"
+)
+
+
+def _zh_preference(body: str) -> str:
+    """A preference without "用户" at the front, as a sentence keeping the user's words:
+    "不吃香菜" -> "用户不吃香菜"; a dislike stated about the thing ("香菜千万别放") ->
+    "用户表示：香菜千万别放" (never "用户偏好：" on a dislike); an answer fragment followed by
+    its reason ("靠窗，用户喜欢看风景") -> "用户偏好靠窗，用户喜欢看风景"."""
+    if ZH_NEG_LEAD.match(body):
+        return "用户" + body
+    if PREF_NEG.search(body):
+        return "用户表示：" + body
+    m = re.match(r"^([^，,；;]+)(?:([，,；;])(.*))?$", body)
+    first, sep, rest = (m.group(1), m.group(2) or "", m.group(3) or "") if m else (body, "", "")
+    if (
+        len(CJK.findall(first)) <= 6
+        and not re.search(r"用户|是|在|有|要|会|喜欢|爱", first)
+        and (not sep or rest.startswith("用户") or len(CJK.findall(first)) <= 4)
+    ):
+        return f"用户偏好{first}{sep}{rest}"
+    return PREFIX["zh"]["preference"] + body
+
+
 def _finish(body: str, lang: str, category: str, kind: str) -> str:
     body = body.strip().strip("，,;；:：").strip()
     body = re.sub(r"[。.!！]+$", "", body)
     if lang == "zh":
+        if category == "preference" and kind != "procedural" and not body.startswith("用户"):
+            return _zh_preference(body)
         if category == "correction" or not body.startswith("用户"):
             key = "procedural" if kind == "procedural" and category == "preference" else category
             body = PREFIX["zh"][key] + body
         return body
     if category == "correction" or not body.lower().startswith(("the user", "user")):
         key = "procedural" if kind == "procedural" and category == "preference" else category
+        if re.match(r"(?:The|From|Every|Each|A|An|On)\b", body):
+            body = body[:1].lower() + body[1:]  # not a proper noun: it continues the prefix
         body = PREFIX["en"][key] + body
     return _cap(body) + "."
 
@@ -768,9 +803,27 @@ class Hit:
     firm: bool = False
 
 
+# Sentences glued back: an abbreviated title ("Dr. Patel") and a change stated over two
+# sentences ("I switched dentists. It's now Dr. Gomez.").
+TITLE_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St)\.$")
+CONTINUES = re.compile(
+    r"^(?:it's|it is|now it's|now it is|the new one is|(?:she|he|they)(?:'s| is| are) now)\b",
+    re.IGNORECASE,
+)
+
+
 def split_sentences(text: str) -> list[str]:
     parts = [p.strip() for p in SENT_SPLIT.split(text or "")]
-    return [p for p in parts if p and not re.fullmatch(r"[\W_]+", p)]
+    parts = [p for p in parts if p and not re.fullmatch(r"[\W_]+", p)]
+    out: list[str] = []
+    for p in parts:
+        if out and TITLE_END.search(out[-1]):
+            out[-1] = f"{out[-1]} {p}"
+        elif out and CONTINUES.match(p) and re.search(r"\b(?:switched|changed)\b", out[-1], re.I):
+            out[-1] = f"{out[-1].rstrip('.')}, {p[:1].lower()}{p[1:]}"
+        else:
+            out.append(p)
+    return out
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -919,8 +972,14 @@ class RuleExtractor:
             slot_info = derive_slot(body, "fact", styles)
             if not slot_info[0] or not slot_info[1] or ONE_OFF_RE.search(body):
                 return None
+            generic_schedule = slot_info[0].startswith("thing:") and any(
+                _DAYLIKE.match(v) for v in slot_info[1]
+            )
             if not (
-                first_person or firm_n or re.search(r"是|为|用|在|定|有|\bis\b|\bare\b|\buse", body)
+                first_person
+                or firm_n
+                or generic_schedule
+                or re.search(r"是|为|用|在|定|有|\bis\b|\bare\b|\buse", body)
             ):
                 return None
             category = SLOT_CATEGORY.get(
@@ -1208,7 +1267,340 @@ def _style_values(text: str, styles: list[str]) -> list[str]:
     return out
 
 
+# ---- generic "thing + value" slots ---------------------------------------------------------
+# Statements about something the lexicon does not know ("我的牙医是…", "保洁每周六来",
+# "switched accountants, it's now …") still answer one question about the person: the slot is
+# the normalised noun phrase of the thing (its head), the values are the name / schedule atoms.
+ZH_CHANGE_VERB = (
+    r"(?:换成|换到|换为|换用|改成|改用|改为|改到|改在|迁到|迁移到|转到|切到|切换到|挪到|调到|"
+    r"调整为|调整到|变成)"
+)
+ZH_OWNER = re.compile(
+    r"^(?:(?:我们|咱们|我|咱|用户)(?:的)?(?:家里|家|小区|公司|单位|团队)?(?:的)?)|"
+    r"^(?:家里|家|小区|公司)(?:的)?|^用户的团队"
+)
+ZH_THING_LEAD = re.compile(
+    r"^(?:跟你说一下|对了|另外|还有|现在|目前|以后|今后|之后|从[^，,]{0,6}(?:开始|起)|已经|已|也|都|"
+    r"正式|固定|全部|一直|平时|主要|可能|也许|或许|说不定|大概|新的?|在用的|常用的|用的|"
+    r"(?:我们|咱们|我|用户)(?:的)?(?:家里|家|小区|公司)?(?:的)?)+"
+)
+ZH_THING_TAIL = re.compile(
+    r"(?:我们|我|用户|已经|已|现在|目前|以后|正式|固定|全部|都|也|说不定|可能|也许|或许|"
+    r"要|会|得|打算|准备|想|定了|换了|改了|变了|调整了|的时间|时间|的日子|日子|的安排|安排)+$"
+)
+ZH_NAME_CUT = re.compile(r"[了的吧啦呢来去买带用做那这和跟给，,。；;！!？?（(]|不错|挺好|比较|更")
+ZH_SCHED = re.compile(
+    r"(?:每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?|每天|每晚|每早|每(?:个)?月|"
+    r"(?:周|星期|礼拜)[一二三四五六日天])"
+    r"(?:[、和及与跟或]?(?:周|星期|礼拜)?[一二三四五六日天])*"
+    r"(?:上午|下午|中午|晚上|早上|早晨|傍晚)?(?:[零一二两三四五六七八九十\d]{1,3}(?:点|:|：)(?:半|\d{2})?)?"
+)
+ZH_ACT_LEAD = re.compile(r"^(?:我|用户)?(?:都|会|要|得)?(?:有|去|来|上|学|练|打|做|参加|报)*")
+EN_TITLE = r"(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+"
+EN_NAME = re.compile(rf"(?:{EN_TITLE})?[A-Z][\w'&+-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w'&+-]*)*")
+EN_STOP = {
+    "the",
+    "a",
+    "an",
+    "my",
+    "our",
+    "your",
+    "his",
+    "her",
+    "their",
+    "i",
+    "we",
+    "me",
+    "us",
+    "to",
+    "from",
+    "now",
+    "on",
+    "that",
+    "this",
+    "it",
+    "is",
+    "are",
+    "and",
+    "or",
+    "of",
+    "for",
+    "user",
+    "user's",
+    "team",
+    "with",
+    "at",
+    "in",
+    "also",
+    "then",
+    "so",
+    "just",
+    "reminder",
+    "note",
+    "instead",
+    "still",
+    "usually",
+    "always",
+    "officially",
+    "finally",
+    "all",
+}
+EN_VERBS = {
+    "comes",
+    "come",
+    "visits",
+    "visit",
+    "is",
+    "are",
+    "happens",
+    "happen",
+    "runs",
+    "run",
+    "take",
+    "takes",
+    "have",
+    "has",
+    "go",
+    "goes",
+    "do",
+    "does",
+    "attend",
+    "attends",
+    "meet",
+    "meets",
+    "starts",
+    "start",
+    "get",
+    "gets",
+    "walk",
+    "walks",
+    "play",
+    "plays",
+    "doing",
+    "going",
+}
+EN_SCHED = re.compile(
+    r"\b(?:every|each)\s+(?:other\s+)?(?:day|morning|evening|night|afternoon|week|weekday|"
+    r"weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
+    r"\bon\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends)\b|"
+    r"\b(?:daily|weekly)\b",
+    re.IGNORECASE,
+)
+EN_NP = r"[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}"
+EN_IS = re.compile(
+    rf"\b(?i:my|our|the user's(?: team's)?|the user's team)\s+(?P<x>{EN_NP})\s+(?:is|are)\s+"
+    r"(?:now\s+|still\s+|officially\s+)?(?:with\s+|at\s+|called\s+|named\s+|on\s+)?(?P<y>.+)$"
+)
+EN_IS_REV = re.compile(
+    rf"(?P<y>(?:{EN_TITLE})?[A-Z][\w'&+-]*(?:\s+(?:at\s+)?[A-Z][\w'&+-]*)*)\s+(?:is|are)\s+"
+    rf"(?:now\s+|still\s+)?(?i:my|our|the user's)\s+(?P<x>{EN_NP})\b"
+)
+EN_CHANGE = re.compile(
+    r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|mov(?:ed|ing)|migrat(?:ed|ing)|transferr(?:ed|ing)|"
+    r"swapp(?:ed|ing))\s+(?:over\s+|everything\s+)?(?:my|our|the user's|the)\s+"
+    rf"(?P<x>{EN_NP})\s+(?:over\s+)?(?:to|for)\s+(?P<y>.+)$",
+    re.IGNORECASE,
+)
+EN_CHANGE_TO = re.compile(
+    r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|go(?:ing)?)\s+(?:over\s+)?to\s+"
+    rf"(?:a|an|the|my|our|another|new)?\s*(?:new\s+)?(?P<x>{EN_NP})\s+(?:named|called)\s+"
+    r"(?P<y>.+)$",
+    re.IGNORECASE,
+)
+EN_SWITCHED_PLURAL = re.compile(
+    r"\b(?:switched|changed|swapped)\s+(?P<x>[a-z]+s)\b[^.]{0,40}?[.,]?\s*"
+    r"(?:it's|it is|now it's|the new one is|(?:she|he|they)(?:'s| is| are))\s+"
+    r"(?:now\s+)?(?P<y>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _en_thing(np: str) -> str:
+    words = [w for w in np.lower().split() if w]
+    while words and (words[0] in EN_STOP or words[0] in EN_VERBS):
+        words.pop(0)
+    while words and (words[-1] in EN_STOP or words[-1] in EN_VERBS):
+        words.pop()
+    if not words or len(words) > 3:
+        return ""
+    words[-1] = _singular(words[-1])
+    return " ".join(words)
+
+
+def _en_values(y: str) -> list[str]:
+    y = re.split(
+        r"(?<!Dr)(?<!Mr)(?<!Mrs)(?<!Ms)(?<!Prof)[,;.!?](?:\s|$)|"
+        r"\s+(?:and|but|because|since|who|which|so|now)\s+",
+        y,
+        maxsplit=1,
+    )[0]
+    sched = schedule_values(y)
+    if any(_DAYLIKE.match(v) for v in sched):
+        return sched
+    out = [m.group(0).strip() for m in EN_NAME.finditer(y)]
+    out = [v for v in out if v.lower() not in EN_STOP and v not in ("I", "The")]
+    return list(dict.fromkeys(out))[:3]
+
+
+def _zh_thing(x: str) -> str:
+    x = re.sub(r"\s+", " ", x).strip(" ，,：:")
+    for _ in range(3):
+        x = ZH_OWNER.sub("", x).strip()
+        x = ZH_THING_LEAD.sub("", x).strip()
+        x = ZH_THING_TAIL.sub("", x).strip()
+    x = x.strip(" ，,的")
+    if not x or re.search(r"[，,。是在每要]|用户|助手|换|改|迁|挪", x):
+        return ""
+    n = len(CJK.findall(x)) + len(re.findall(r"[A-Za-z]+", x))
+    if n < 1 or len(x) > 10 or (CJK.search(x) and len(CJK.findall(x)) < 2 and not x.isascii()):
+        return ""
+    return x.lower()
+
+
+def _zh_values(y: str) -> list[str]:
+    y = y.strip()
+    sched = schedule_values(y.split("，")[0].split(",")[0])
+    if any(_DAYLIKE.match(v) for v in sched):
+        return sched
+    latin = re.match(r"^\s*([A-Za-z][\w.+&-]*(?:\s+[A-Z][\w.+&-]*)*)", y)
+    if latin:
+        return [latin.group(1).strip()]
+    y = re.sub(r"^(?:现在|目前|正式|已经|全部|都|了|是|用|的)+", "", y)
+    name = ZH_NAME_CUT.split(y, maxsplit=1)[0].strip()
+    if not name or len(name) > 10 or not (CJK.search(name) or name.isalnum()):
+        return []
+    return [name]
+
+
+_FUNCTION_POS = ("a", "d", "r", "u", "p", "c", "m", "q", "y", "e", "o", "z")
+
+
+def _contentful(thing: str) -> bool:
+    """A noun phrase, not an evaluation ("太晚", "还行"): some token jieba does not tag as a
+    function word / adjective / adverb / time word."""
+    if thing.isascii():
+        return True
+    from jieba import posseg
+
+    _get_jieba()
+    return any(not p.flag.startswith(_FUNCTION_POS) for p in posseg.cut(thing))
+
+
+def _zh_generic(text: str) -> tuple[str, list[str]]:
+    clauses = [c for c in re.split(r"[，,；;。！!]", text) if c.strip()]
+    for i, clause in enumerate(clauses):
+        m = re.search(ZH_CHANGE_VERB, clause)
+        if not m:
+            continue
+        values = _zh_values(clause[m.end() :])
+        thing = _zh_thing(clause[: m.start()])
+        if not thing and i > 0:
+            prev = clauses[i - 1]
+            if re.search(r"(?:换|改|变|调整|定)了$|^新的?", prev.strip()):
+                thing = _zh_thing(prev)
+        if thing and values:
+            return thing, values
+    for clause in clauses:
+        clause = clause.strip()
+        for verb in ("用的是", "找的是", "叫", "是", "用的", "主要用", "用"):
+            pos = clause.find(verb)
+            if pos < 1 or pos > 16:
+                continue
+            x = re.sub(r"(?:现在|目前|一直|平时|主要|都)+$", "", clause[:pos])
+            if not (ZH_OWNER.match(x) or re.match(r"^新的?", x)):
+                continue
+            thing, values = _zh_thing(x), _zh_values(clause[pos + len(verb) :])
+            if thing and values:
+                return thing, values
+    for clause in clauses:
+        m = ZH_SCHED.search(clause)
+        if not m or not m.group(0):
+            continue
+        values = schedule_values(clause)
+        if not any(_DAYLIKE.match(v) for v in values):
+            continue
+        thing = _zh_thing(clause[: m.start()])
+        if not thing:
+            # "每周四晚上去上画画课": the activity follows the schedule after a verb lead
+            after = re.sub(
+                r"^(?:[上下中晚早傍][午上晨]?|[零一二两三四五六七八九十\d]{1,3}点半?)+",
+                "",
+                clause[m.end() :],
+            )
+            lead = ZH_ACT_LEAD.match(after)
+            if lead and lead.group(0).lstrip("我用户都会要得"):
+                after = ZH_NAME_CUT.split(after[lead.end() :], maxsplit=1)[0]
+                thing = _zh_thing(after)
+                thing = thing if _contentful(thing) else ""
+        if thing:
+            return thing, values
+    return "", []
+
+
+def _en_generic(text: str) -> tuple[str, list[str]]:
+    for rx in (EN_SWITCHED_PLURAL, EN_CHANGE, EN_CHANGE_TO, EN_IS, EN_IS_REV):
+        m = rx.search(text)
+        if m:
+            thing, values = _en_thing(m.group("x")), _en_values(m.group("y"))
+            if thing and values:
+                return thing, values
+    for clause in re.split(r"[,;:.!?]\s+|\s+-\s+", text):
+        m = EN_SCHED.search(clause)
+        if not m:
+            continue
+        values = schedule_values(clause)
+        if not any(_DAYLIKE.match(v) for v in values):
+            continue
+        words = clause[: m.start()].split()
+        while words and words[-1].lower() in EN_VERBS | {"instead", "still", "usually", "now"}:
+            words.pop()
+        np: list[str] = []
+        for w in reversed(words):
+            lw = w.lower().strip("'\"")
+            if lw in EN_STOP or lw in EN_VERBS or not re.fullmatch(r"[a-z][a-z-]*", lw):
+                break
+            np.insert(0, lw)
+        thing = _en_thing(" ".join(np[-3:]))
+        if thing:
+            return thing, values
+    return "", []
+
+
+def generic_slot(text: str) -> tuple[str, list[str]]:
+    """("thing:<noun phrase>", values) for a statement about a thing outside the lexicon."""
+    thing, values = _zh_generic(text) if CJK.search(text) else _en_generic(text)
+    if not thing or not values:
+        return "", []
+    return f"thing:{thing}", values
+
+
+# Lexicon slots too broad to tell two things apart ("brand" of an unknown device) give way to
+# a generic thing slot when the statement names the thing.
+GENERIC_OVERRIDES = {"brand", "device", "drink", "reminder", "transport", "tool"}
+
+
 def derive_slot(text: str, category: str, styles: list[str]) -> tuple[str, list[str], list[str]]:
+    """(slot, values, entities) for a statement: lexicon topic cues first, then the generic
+    "thing + value" slot for things outside the lexicon."""
+    slot, values, entities = _lexicon_slot(text, category, styles)
+    if styles:
+        return slot, values, entities
+    if not slot or (slot in GENERIC_OVERRIDES and (not values or slot in ("brand", "device"))):
+        g_slot, g_values = generic_slot(text)
+        if g_slot:
+            return g_slot, g_values, entities
+    return slot, values, entities
+
+
+def _lexicon_slot(text: str, category: str, styles: list[str]) -> tuple[str, list[str], list[str]]:
     """(slot, values, entities) for a statement. Slots come from general topic cues."""
     spans = find_entity_spans(text)
     entities = normalize_entities(c for _, c, _ in spans)

@@ -223,3 +223,37 @@ def test_e2e_tentative_tech_switch_is_not_active():
     store = simulate(["我们前端一直用 Angular，团队都熟。"], ["也许以后换成 Svelte？我再想想。"])
     assert any("Angular" in c for c in active(store))
     assert not any("Svelte" in c for c in active(store))
+
+
+# ---- generic thing slots and the slotless value-atom fallback ------------------------------
+
+
+def test_generic_thing_slots_compatible_by_containment():
+    assert slots_compatible("thing:保洁", "thing:保洁阿姨")
+    assert slots_compatible("thing:plan", "thing:phone plan")
+    assert not slots_compatible("thing:牙医", "thing:家庭医生")
+    assert not slots_compatible("thing:gym", "thing:swimming pool")
+    assert not slots_compatible("thing:医", "thing:牙医")  # never one character
+    assert not slots_compatible("thing:plan", "thing:planner")  # whole words only
+
+
+def test_slotless_same_sentence_other_name_conflicts():
+    old = mem(id=1, category="fact", content="The user streams music on Spotify.", confidence=0.75)
+    new = cand(category="fact", content="The user streams music on Tidal.", confidence=0.9)
+    d = decide(new, T1, [old], {1: 0.8})
+    assert d.action == "supersede" and d.target_id == 1
+
+
+def test_slotless_different_things_do_not_conflict():
+    old = mem(id=1, category="fact", content="The user writes scripts in Python.", confidence=0.75)
+    new = cand(category="fact", content="The user edits photos in Lightroom.", confidence=0.9)
+    assert decide(new, T1, [old], {1: 0.8}).action == "create"
+    old = mem(id=1, category="fact", content="用户的车停在B2层", confidence=0.75)
+    new = cand(category="fact", content="用户的自行车锁在小区车棚旁边的B区", confidence=0.9)
+    assert decide(new, T1, [old], {1: 0.8}).action == "create"
+
+
+def test_slotless_fallback_needs_similarity():
+    old = mem(id=1, category="fact", content="The user streams music on Spotify.", confidence=0.75)
+    new = cand(category="fact", content="The user streams music on Tidal.", confidence=0.9)
+    assert decide(new, T1, [old], {1: 0.5}).action == "create"
