@@ -6,6 +6,7 @@
 #   make test      ruff, makemigrations --check, pytest
 #   make lint      ruff check + ruff format --check
 #   make migrate   apply migrations (embedded stack unless DATABASE_URL set)
+#   make screenshots  PNG of every console page with demo data → docs/screenshots/
 #   make devstack  start embedded PostgreSQL+Redis and keep them up (make devstack-down)
 #   make psql      psql on the embedded database
 #
@@ -35,7 +36,7 @@ WITH_STACK := $(DEVSTACK) exec --
 # Like `make run`, the dev-only targets default to DEBUG (throwaway SECRET_KEY) unless set.
 DEV_ENV    := DJANGO_DEBUG=$${DJANGO_DEBUG:-true}
 
-.PHONY: help install venv run test lint format migrate devstack devstack-down \
+.PHONY: help install venv run test lint format migrate screenshots devstack devstack-down \
         devstack-status psql shell clean-venv clean-data
 
 help:
@@ -61,6 +62,10 @@ test: install
 	$(WITH_STACK) bash -euo pipefail -c '\
 	  DJANGO_SETTINGS_MODULE=config.settings.test $(VENV_PY) manage.py makemigrations --check --dry-run; \
 	  $(VENV_PY) -m pytest -q $(PYTEST_ARGS)'
+
+screenshots: install
+	bash scripts/install_browser.sh
+	$(WITH_STACK) $(VENV_PY) scripts/screenshots.py
 
 lint: install
 	$(VENV_PY) -m ruff check .

@@ -236,6 +236,12 @@ class Memory(BaseModel):
             # list pagination by id
             models.Index(fields=["subject", "-id"], name="memory_subject_cursor"),
             models.Index(fields=["tenant", "status", "category"], name="memory_tenant_dashboard"),
+            # console dashboard: the tenant's most recalled memories
+            models.Index(
+                fields=["tenant", "-hit_count", "-id"],
+                condition=Q(hit_count__gt=0),
+                name="memory_top_recalled",
+            ),
             # lifecycle jobs scan by status, oldest first
             models.Index(fields=["status", "created_at"], name="memory_lifecycle_scan"),
             GinIndex(fields=["search_vector"], name="memory_search_vector"),

@@ -16,3 +16,10 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None  # noqa: S108
 # gunicorn >= 27 opens a control socket in ~/.gunicorn/ by default: shared by every checkout
 # on a machine and unwritable for the image's user. Engram does not use it.
 control_socket_disable = True
+
+
+def post_worker_init(worker) -> None:
+    """Load models before the worker takes requests (first recall stays fast)."""
+    from core.warmup import warm_up
+
+    warm_up()

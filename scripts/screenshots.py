@@ -22,6 +22,7 @@ import http.client
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -292,8 +293,7 @@ def take(base: str, out: Path, data: dict[str, object]) -> list[Path]:
             visit(page, "04-memory", reverse("console-memory", args=[data["memory"].pk]))
         visit(page, "05-queue", reverse("console-queue"))
         if conflict is not None:
-            page.keyboard.press("j")
-            page.keyboard.press("a")
+            page.click(f"#obs-{conflict.pk} button[data-key=a]")
             page.locator(f"#obs-{conflict.pk}.queue-resolved").wait_for()
             page.evaluate("window.scrollTo(0, 0)")
             shot(page, "06-queue-accepted")
@@ -334,6 +334,11 @@ def main() -> None:
 
     env = dict(os.environ)
     env.setdefault("DATABASE_URL", DEFAULT_DATABASE_URL)
+    # Always a database of its own (its demo data and secret key must not mix with make run's).
+    parts = urlsplit(env["DATABASE_URL"])
+    env["DATABASE_URL"] = urlunsplit(
+        (parts.scheme, parts.netloc, "/engram_screenshots", parts.query, "")
+    )
     env.setdefault("REDIS_URL", DEFAULT_REDIS_URL)
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.base",
@@ -355,6 +360,9 @@ def main() -> None:
     data = add_review_data()
 
     args.out.mkdir(parents=True, exist_ok=True)
+    with socket.socket() as probe:
+        if probe.connect_ex(("127.0.0.1", args.port)) == 0:
+            sys.exit(f"port {args.port} is already in use: pick another with --port")
     server = subprocess.Popen(  # noqa: S603
         [sys.executable, "manage.py", "runserver", f"127.0.0.1:{args.port}", "--noreload"],
         cwd=ROOT,

@@ -8,13 +8,17 @@
     return Array.prototype.slice.call(document.querySelectorAll("#queue-items .queue-item"));
   }
 
-  function select(item) {
+  // `focus` is false for mouse clicks: moving focus away from the clicked button would make
+  // htmx forget which submit button was pressed (it clears it on focusout).
+  function select(item, focus) {
     if (current) { current.classList.remove("is-current"); }
     current = item || null;
     if (current) {
       current.classList.add("is-current");
-      current.focus({ preventScroll: true });
-      current.scrollIntoView({ block: "nearest", behavior: "smooth" });
+      if (focus !== false) {
+        current.focus({ preventScroll: true });
+        current.scrollIntoView({ block: "nearest", behavior: "smooth" });
+      }
     }
   }
 
@@ -48,7 +52,7 @@
   // A click inside an item makes it the current one.
   document.addEventListener("click", function (event) {
     var item = event.target.closest && event.target.closest(".queue-item");
-    if (item) { select(item); }
+    if (item && item !== current) { select(item, false); }
   });
 
   // After an item was resolved (swapped for its receipt), move on to the next pending item.

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from tests.console.test_review_queue import make_conflict
+from tests.console.test_review_queue import make_conflict, make_low_confidence
 from tests.console.test_review_traces import recall, remember
 
 CHROMIUM = Path(os.environ.get("ENGRAM_CHROMIUM", "/usr/bin/chromium"))
@@ -24,8 +24,10 @@ pytestmark = [
         not CHROMIUM.exists(),
         reason=f"{CHROMIUM} missing: run scripts/install_browser.sh (apt-get install chromium)",
     ),
-    # Staff role groups come from a data migration: keep them across the flush.
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    # live_server needs committed data. No serialized_rollback: it would skip post_migrate on
+    # the flush afterwards and leave later transactional tests without auth permissions. The
+    # staff here is a superuser, so the role groups (a data migration) are not needed.
+    pytest.mark.django_db(transaction=True),
 ]
 
 
@@ -65,6 +67,7 @@ def signed_in_page(browser, live_server, user):
 
 def test_accepting_a_conflict_in_the_queue_shows_the_new_version(cast, staff, live_server, browser):
     old, candidate, observation = make_conflict(cast.tenant_a)
+    low_memory, low = make_low_confidence(cast.tenant_a)
     page = signed_in_page(browser, live_server, staff)
     page.goto(f"{live_server.url}{reverse('console-queue')}")
     item = page.locator(f"#obs-{observation.pk}")
@@ -79,10 +82,17 @@ def test_accepting_a_conflict_in_the_queue_shows_the_new_version(cast, staff, li
     receipt.wait_for()
     chain = receipt.locator("ol.chain").inner_text()
     assert "v1 superseded" in chain and "v2 active" in chain
-    assert page.locator("#queue-total").inner_text().startswith("0")
+    assert page.locator("#queue-total").inner_text().startswith("1")
     old.refresh_from_db()
     candidate.refresh_from_db()
     assert old.status == "superseded" and candidate.supersedes_id == old.pk
+
+    # With the mouse too: the clicked button's decision reaches the server.
+    page.click(f"#obs-{low.pk} button[data-key=r]")
+    page.locator(f"#obs-{low.pk}.queue-resolved").wait_for()
+    assert page.locator("#queue-total").inner_text().startswith("0")
+    low_memory.refresh_from_db()
+    assert low_memory.status == "archived"
 
 
 def test_replaying_a_trace_with_other_weights_shows_the_changes(cast, staff, live_server, browser):
