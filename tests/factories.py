@@ -37,3 +37,26 @@ def make_memory(subject: Subject, content: str, **fields: Any) -> Memory:
 
 def days_ago(days: float) -> dt.datetime:
     return timezone.now() - dt.timedelta(days=days)
+
+
+STAFF_PASSWORD = "staff-pass-123"
+
+
+def make_staff(username: str, *, role: str | None, tenants: list | None = None) -> Any:
+    """A staff user in the `role` group, limited to `tenants` (None = every tenant)."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+    from guardian.shortcuts import assign_perm
+
+    from accounts.models import StaffTenantAccess
+
+    user = get_user_model().objects.create_user(
+        username=username, password=STAFF_PASSWORD, is_staff=True
+    )
+    if role:
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    if tenants is not None:
+        StaffTenantAccess.objects.create(user=user, limited=True)
+        for tenant in tenants:
+            assign_perm("accounts.view_tenant", user, tenant)
+    return user

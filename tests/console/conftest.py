@@ -16,34 +16,16 @@ from collections.abc import Callable
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.test import Client
-from guardian.shortcuts import assign_perm
 
 from accounts.models import (
     ROLE_ADMIN,
     ROLE_OPERATOR,
     ROLE_PRIVACY_OFFICER,
     ROLE_VIEWER,
-    StaffTenantAccess,
     Tenant,
 )
-
-STAFF_PASSWORD = "staff-pass-123"
-
-
-def make_staff(username: str, *, role: str | None, tenants: list[Tenant] | None = None):
-    """A staff user in the `role` group, limited to `tenants` (None = every tenant)."""
-    user = get_user_model().objects.create_user(
-        username=username, password=STAFF_PASSWORD, is_staff=True
-    )
-    if role:
-        user.groups.add(Group.objects.get_or_create(name=role)[0])
-    if tenants is not None:
-        StaffTenantAccess.objects.create(user=user, limited=True)
-        for tenant in tenants:
-            assign_perm("accounts.view_tenant", user, tenant)
-    return user
+from tests.factories import STAFF_PASSWORD, make_staff
 
 
 @pytest.fixture

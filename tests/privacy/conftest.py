@@ -12,19 +12,17 @@ from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.test import Client
-from guardian.shortcuts import assign_perm
 
 from accounts.models import (
     ROLE_OPERATOR,
     ROLE_PRIVACY_OFFICER,
     ROLE_VIEWER,
-    StaffTenantAccess,
 )
 from audit.services import SYSTEM
 from memory.models import Subject
 from privacy.portal import end_user_for
+from tests.factories import make_staff
 
 EVENTS = "/api/v1/subjects/{}/events"
 SAID = {
@@ -79,19 +77,6 @@ def person_b(cast) -> Person:
 def person_c(cast) -> Person:
     converse(cast.charlie_client, "person-c", ["I live in Oslo and love skiing."])
     return _person(Subject.objects.get(tenant=cast.tenant_b, external_id="person-c"))
-
-
-def make_staff(username: str, *, role: str | None, tenants=None):
-    user = get_user_model().objects.create_user(
-        username=username, password="staff-pass-123", is_staff=True
-    )
-    if role:
-        user.groups.add(Group.objects.get_or_create(name=role)[0])
-    if tenants is not None:
-        StaffTenantAccess.objects.create(user=user, limited=True)
-        for tenant in tenants:
-            assign_perm("accounts.view_tenant", user, tenant)
-    return user
 
 
 @pytest.fixture
