@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
 PALETTE = ("#3355cc", "#e07b39", "#2e9d6b", "#b3413f", "#7a5bc7", "#8a8f9c")
 
@@ -136,8 +137,9 @@ def line_chart(
 
 
 def empty_chart(title: str) -> SafeString:
+    empty = escape(gettext("No data yet."))
     return mark_safe(  # noqa: S308
-        f'<p class="chart-empty" role="img" aria-label="{escape(title)}">No data yet.</p>'
+        f'<p class="chart-empty" role="img" aria-label="{escape(title)}">{empty}</p>'
     )
 
 

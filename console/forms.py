@@ -11,6 +11,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from console.subject_selectors import SEARCH_KEYWORD, SEARCH_SEMANTIC
+from console.templatetags.choice_labels import translated_choices
 from memory.models import Memory
 from memory.pii import redact
 
@@ -50,12 +51,14 @@ class MemoryFilterForm(forms.Form):
         choices=[(SEARCH_KEYWORD, _("Keywords")), (SEARCH_SEMANTIC, _("Meaning"))],
     )
     status = forms.ChoiceField(
-        required=False, choices=_blank(Memory.Status.choices, _("Any status"))
+        required=False, choices=_blank(translated_choices("memory.status"), _("Any status"))
     )
     category = forms.ChoiceField(
-        required=False, choices=_blank(Memory.Category.choices, _("Any category"))
+        required=False, choices=_blank(translated_choices("memory.category"), _("Any category"))
     )
-    kind = forms.ChoiceField(required=False, choices=_blank(Memory.Kind.choices, _("Any kind")))
+    kind = forms.ChoiceField(
+        required=False, choices=_blank(translated_choices("memory.kind"), _("Any kind"))
+    )
     min_confidence = forms.FloatField(
         required=False,
         min_value=0,
@@ -110,8 +113,8 @@ class MemoryCorrectForm(ReasonForm):
     content = forms.CharField(
         label=_("Content"), max_length=4000, widget=forms.Textarea(attrs={"rows": 3})
     )
-    category = forms.ChoiceField(label=_("Category"), choices=Memory.Category.choices)
-    kind = forms.ChoiceField(label=_("Kind"), choices=Memory.Kind.choices)
+    category = forms.ChoiceField(label=_("Category"), choices=translated_choices("memory.category"))
+    kind = forms.ChoiceField(label=_("Kind"), choices=translated_choices("memory.kind"))
     importance = forms.FloatField(
         label=_("Importance"),
         min_value=0,

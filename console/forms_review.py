@@ -8,7 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import AGENT_SCOPES, Tenant
-from memory.models import Observation
+from console.templatetags.choice_labels import translated_choices
 from memory.recall import DEFAULT_WEIGHTS, SIGNALS
 
 DECISIONS = ("accept", "reject", "merge", "edit")
@@ -18,7 +18,7 @@ NO_TENANT = -1  # an unknown / invisible tenant filter: matches nothing
 
 class QueueFilterForm(forms.Form):
     kind = forms.ChoiceField(
-        required=False, choices=[("", _("All kinds")), *Observation.Kind.choices]
+        required=False, choices=[("", _("All kinds")), *translated_choices("observation.kind")]
     )
     tenant = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, choices=())
 
@@ -112,9 +112,10 @@ class ReplayForm(forms.Form):
 
 
 class AgentCreateForm(forms.Form):
-    tenant = forms.ModelChoiceField(queryset=Tenant.objects.none())
-    name = forms.CharField(max_length=120)
+    tenant = forms.ModelChoiceField(queryset=Tenant.objects.none(), label=_("Tenant"))
+    name = forms.CharField(max_length=120, label=_("Name"))
     scopes = forms.MultipleChoiceField(
+        label=_("Scopes"),
         choices=[(s, s) for s in AGENT_SCOPES],
         widget=forms.CheckboxSelectMultiple,
         initial=["read"],
@@ -140,5 +141,5 @@ class AgentGrantForm(forms.Form):
 
 
 class AgentRevokeForm(forms.Form):
-    reason = forms.CharField(required=False, max_length=500)
+    reason = forms.CharField(required=False, max_length=500, label=_("Reason"))
     confirm = forms.BooleanField(label=_("Yes, revoke this key"))

@@ -9,7 +9,7 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from audit.models import AuditEntry
+from console.templatetags.choice_labels import translated_choices
 from privacy.models import DataSubjectRequest
 
 CONTENT_MAX = 2000
@@ -76,10 +76,10 @@ def _tenant_choices(tenants: Any) -> list[tuple[int, str]]:
 
 class CaseFilterForm(forms.Form):
     kind = forms.ChoiceField(
-        required=False, choices=_blank(DataSubjectRequest.Kind.choices, _("Any kind"))
+        required=False, choices=_blank(translated_choices("case.kind"), _("Any kind"))
     )
     status = forms.ChoiceField(
-        required=False, choices=_blank(DataSubjectRequest.Status.choices, _("Any status"))
+        required=False, choices=_blank(translated_choices("case.status"), _("Any status"))
     )
     tenant = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label=_("Tenant"))
     overdue = forms.BooleanField(required=False, label=_("Overdue only"))
@@ -152,7 +152,7 @@ class AuditFilterForm(forms.Form):
     actor_type = forms.ChoiceField(
         required=False,
         label=_("Actor type"),
-        choices=_blank(AuditEntry.ActorType.choices, _("Any actor")),
+        choices=_blank(translated_choices("audit.actor"), _("Any actor")),
     )
     actor_id = forms.CharField(required=False, max_length=64, label=_("Actor id"))
     action = forms.CharField(

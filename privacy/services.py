@@ -24,6 +24,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core import signing
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from accounts.models import Tenant
 from audit.models import AuditEntry
@@ -36,11 +37,15 @@ from privacy.models import DataSubjectRequest
 logger = logging.getLogger(__name__)
 
 EXPORT_SALT = "engram.privacy.export"
-MSG_CONFIRM = "Type the subject id exactly to confirm the erasure."
-MSG_NEEDS_APPROVAL = "Erasure needs a second privacy officer's approval first."
-MSG_SELF_APPROVAL = "A second privacy officer must approve (not the one who opened the case)."
+# Marked for translation (gettext_noop keeps the English value): the console and the person's
+# page show them through gettext.
+MSG_CONFIRM = gettext_noop("Type the subject id exactly to confirm the erasure.")
+MSG_NEEDS_APPROVAL = gettext_noop("Erasure needs a second privacy officer's approval first.")
+MSG_SELF_APPROVAL = gettext_noop(
+    "A second privacy officer must approve (not the one who opened the case)."
+)
 MSG_NOT_OPEN = "This case is {status}; it cannot be executed again."
-MSG_SUBJECT_GONE = "The subject of this case no longer exists."
+MSG_SUBJECT_GONE = gettext_noop("The subject of this case no longer exists.")
 # Columns that keep the subject's numeric id on purpose (content-free audit trail, the case).
 RETAINED_ID_COLUMNS = {
     ("audit_auditentry", "subject_id"),

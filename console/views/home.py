@@ -17,6 +17,7 @@ from console.selectors import (
     subject_count,
     top_recalled,
 )
+from console.templatetags.choice_labels import code_label
 from memory.models import Memory
 
 
@@ -38,10 +39,14 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "latency": latency,
         "new_last_30": breakdown.new_in_period,
         "status_chart": charts.bar_chart(
-            [(s, breakdown.by_status[s]) for s in status_order], title=_("Memories by status")
+            [(code_label(s, "memory.status"), breakdown.by_status[s]) for s in status_order],
+            title=_("Memories by status"),
         ),
         "category_chart": charts.bar_chart(
-            sorted(breakdown.by_category.items(), key=lambda kv: -kv[1]),
+            [
+                (code_label(category, "memory.category"), n)
+                for category, n in sorted(breakdown.by_category.items(), key=lambda kv: -kv[1])
+            ],
             title=_("Active memories by category"),
         ),
         "per_day_chart": charts.column_chart(

@@ -23,7 +23,7 @@ from django.http import (
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from audit.services import actor_for_user
@@ -194,7 +194,7 @@ def case_reject(request: HttpRequest, public_id: Any) -> HttpResponse:
 
     def reject() -> None:
         if case.status in selectors.CLOSED_STATUSES:
-            raise ApplicationError("case_closed", "This case is already closed.")
+            raise ApplicationError("case_closed", gettext_noop("This case is already closed."))
         services.case_reject(case=case, actor=_actor(request), reason=form.cleaned_data["reason"])
         messages.success(request, _("Case rejected."))
 

@@ -19,6 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
@@ -44,8 +45,8 @@ MEMORY_CHANGED = "memory-changed"  # HX-Trigger event: the memory table refreshe
 
 MEMORY_ACTIONS = ("correct", "pin", "unpin", "expire", "delete")
 EXPIRABLE = (Memory.Status.ACTIVE, Memory.Status.OBSERVED, Memory.Status.NEEDS_REVIEW)
-MSG_NOT_EXPIRABLE = "Only an active, observed or needs-review memory can be expired."
-MSG_PURGE_PENDING = "This memory is being purged."
+MSG_NOT_EXPIRABLE = gettext_noop("Only an active, observed or needs-review memory can be expired.")
+MSG_PURGE_PENDING = gettext_noop("This memory is being purged.")
 
 
 def _actor(request: HttpRequest) -> Any:
@@ -239,7 +240,7 @@ def _add_service_errors(form: Any, exc: ApplicationError) -> None:
         for error in errors if isinstance(errors, list) else [errors]:
             form.add_error(name if name in form.fields else None, str(error))
     if not fields:
-        form.add_error(None, exc.message)
+        form.add_error(None, _(exc.message))
 
 
 def _action_done(

@@ -95,3 +95,30 @@ def test_a_server_error_is_retried(cast, llm_settings):
     body = post(cast.alice_client, "I always prefer aisle seats").json()
     assert body["extraction"]["status"] == "done"
     assert Memory.objects.filter(content__icontains="aisle").exists()
+
+
+def test_session_context_uses_the_llm_summary_when_configured(cast, llm_settings):
+    llm_settings.queue_chat("用户在安排成都出差，偏好安静的酒店。")
+    events = [
+        {"role": "user", "content": f"第{i}轮：" + "我们聊聊出差安排。" * 20} for i in range(20)
+    ]
+    cast.alice_client.post(
+        URL.format("u1"), {"session_id": "s1", "events": events, "extract": "none"}, format="json"
+    )
+    body = cast.alice_client.get(
+        "/api/v1/subjects/u1/sessions/s1/context", {"token_budget": 300}
+    ).json()
+    assert body["summary"] == "用户在安排成都出差，偏好安静的酒店。"
+    assert body["summarized_turns"] > 0
+
+
+def test_session_context_falls_back_to_extractive_when_the_llm_fails(cast, llm_settings):
+    llm_settings.queue_error(400)
+    events = [{"role": "user", "content": f"Turn {i}. " + "filler words " * 30} for i in range(20)]
+    cast.alice_client.post(
+        URL.format("u1"), {"session_id": "s1", "events": events, "extract": "none"}, format="json"
+    )
+    body = cast.alice_client.get(
+        "/api/v1/subjects/u1/sessions/s1/context", {"token_budget": 300}
+    ).json()
+    assert body["summary"].startswith("Turn 0")
