@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from memory.aliases import entity_type, find_entity_spans, normalize_entities
 from memory.extraction.base import Candidate, ExtractionResult, Turn
+from memory.extraction.episodes import episodes_for_turn
 from memory.extraction.lexicon import (
     EMPHASIS_EN,
     EMPHASIS_ZH,
@@ -857,7 +858,10 @@ class RuleExtractor:
                 "",
             )
             prev_is_last = idx > 0 and turns[idx - 1].role == "assistant"
-            candidates.extend(self._turn(turn, idx, prev_asst if prev_is_last else "", prev_asst))
+            found = self._turn(turn, idx, prev_asst if prev_is_last else "", prev_asst)
+            candidates.extend(found)
+            covered = {c.source_quote for c in found if c.source_quote}
+            candidates.extend(episodes_for_turn(turn, idx, covered))
         return ExtractionResult(candidates=candidates, extractor=self.name)
 
     # -- one user turn ------------------------------------------------------------------------
