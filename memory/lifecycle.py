@@ -371,3 +371,98 @@ def memories_flag_for_document(*, tenant_id: int, doc_id: str, actor: Actor) -> 
                 changed_fields=["status"],
             )
     return len(memories)
+
+
+FUSION_PROMPT = (
+    "Two statements about the same person contradict each other. Write ONE short, "
+    "self-contained, declarative sentence that states what is most likely true now, keeping "
+    "concrete words (names, numbers, dates) and the language of the statements. If the newer "
+    "statement is only a possibility, keep the older fact and mention the possibility. Answer "
+    'with JSON only: {"content": "..."}'
+)
+
+
+def observations_propose_fusions(*, actor: Actor, limit: int = 20) -> int:
+    """With an LLM configured, attach a fused statement to pending conflict observations as a
+    proposal for the reviewer (shown in the queue, used by "edit, then accept"); nothing is
+    overwritten. Each observation is asked once; failures are logged and skipped."""
+    if not (settings.OPENAI_API_KEY and settings.ENGRAM_EXTRACTOR == "llm"):
+        return 0
+    import json
+
+    from openai import OpenAI, OpenAIError
+
+    client = OpenAI(
+        api_key=settings.OPENAI_API_KEY,
+        base_url=settings.OPENAI_BASE_URL or None,
+        timeout=30,
+        max_retries=1,
+    )
+    pending = (
+        Observation.objects.filter(
+            status=Observation.Status.PENDING, kind=Observation.Kind.CONFLICT
+        )
+        .exclude(candidate__has_key="fusion")
+        .select_related("memory")
+        .prefetch_related("related_memories")
+        .order_by("created_at")[:limit]
+    )
+    proposed = 0
+    for observation in pending:
+        related = list(observation.related_memories.all())
+        if observation.memory is None or not related:
+            continue
+        older, newer = related[0], observation.memory
+        try:
+            response = client.chat.completions.create(
+                model=settings.ENGRAM_LLM_MODEL,
+                temperature=0,
+                response_format={"type": "json_object"},
+                messages=[
+                    {"role": "system", "content": FUSION_PROMPT},
+                    {
+                        "role": "user",
+                        "content": json.dumps(
+                            {
+                                "older": {
+                                    "content": older.content,
+                                    "date": older.observed_at.date().isoformat(),
+                                },
+                                "newer": {
+                                    "content": newer.content,
+                                    "date": newer.observed_at.date().isoformat(),
+                                    "confidence": newer.confidence,
+                                },
+                            },
+                            ensure_ascii=False,
+                        ),
+                    },
+                ],
+            )
+            content = json.loads(response.choices[0].message.content or "{}").get("content", "")
+        except (OpenAIError, ValueError, AttributeError):
+            logger.warning(
+                "fusion proposal failed for observation %s", observation.pk, exc_info=True
+            )
+            continue
+        if not isinstance(content, str) or not content.strip():
+            continue
+        from memory import pii
+
+        with transaction.atomic():
+            candidate = dict(observation.candidate)
+            candidate["fusion"] = {
+                "content": pii.redact(content.strip()[:2000]).text,
+                "model": settings.ENGRAM_LLM_MODEL,
+            }
+            Observation.objects.filter(pk=observation.pk).update(candidate=candidate)
+            audit_record(
+                actor=actor,
+                action="observation.fusion_proposed",
+                target=observation,
+                tenant_id=observation.tenant_id,
+                subject_id=observation.subject_id,
+                changed_fields=["candidate"],
+            )
+        proposed += 1
+    return proposed

@@ -52,12 +52,14 @@ def consolidate() -> dict:
     from django.conf import settings
 
     from audit.services import actor_for_task
-    from memory.lifecycle import memories_consolidate
+    from memory.lifecycle import memories_consolidate, observations_propose_fusions
     from memory.services import events_sweep_pending
 
+    actor = actor_for_task("consolidate")
     queued = events_sweep_pending(older_than_seconds=settings.ENGRAM_PENDING_SWEEP_AGE)
-    merged = memories_consolidate(actor=actor_for_task("consolidate"))
-    return {"queued_events": queued, "merged_memories": merged}
+    merged = memories_consolidate(actor=actor)
+    fusions = observations_propose_fusions(actor=actor)
+    return {"queued_events": queued, "merged_memories": merged, "fusion_proposals": fusions}
 
 
 @shared_task

@@ -21,7 +21,11 @@ def test_each_periodic_task_runs_end_to_end(cast):
     from memory.tasks import consolidate, decay, sweep_pending_events
     from privacy.tasks import cleanup_exports
 
-    assert consolidate.delay().get() == {"queued_events": 0, "merged_memories": 0}
+    assert consolidate.delay().get() == {
+        "queued_events": 0,
+        "merged_memories": 0,
+        "fusion_proposals": 0,
+    }
     result = decay.delay().get()
     assert result["purged"] == 0 and set(result["changed"]) >= {"expire_finished_plan"}
     assert sweep_pending_events.delay().get() == 0
