@@ -16,5 +16,10 @@ urlpatterns = [
     path("agents/<int:pk>/", agents.agent_detail, name="console-agent"),
     path("agents/<int:pk>/scopes/", agents.agent_scopes, name="console-agent-scopes"),
     path("agents/<int:pk>/grants/", agents.agent_grant, name="console-agent-grant"),
+    path(
+        "agents/<int:pk>/grants/<int:subject_pk>/remove/",
+        agents.agent_ungrant,
+        name="console-agent-ungrant",
+    ),
     path("agents/<int:pk>/revoke/", agents.agent_revoke_view, name="console-agent-revoke"),
 ]

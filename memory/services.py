@@ -865,6 +865,21 @@ def memory_record_read(
         )
 
 
+def agent_subject_ungrant(*, agent: Agent, subject: Subject, actor: Actor) -> None:
+    """Take a subject away from a restricted agent."""
+    from guardian.shortcuts import remove_perm
+
+    with transaction.atomic():
+        remove_perm("memory.access_subject", agent.user, subject)
+        audit_record(
+            actor=actor,
+            action="agent.ungrant_subject",
+            target=agent,
+            tenant_id=agent.tenant_id,
+            subject_id=subject.pk,
+        )
+
+
 def agent_subject_grant(*, agent: Agent, subject: Subject, actor: Actor) -> None:
     """Allow a restricted agent to see one subject (django-guardian object permission)."""
     from guardian.shortcuts import assign_perm

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
@@ -27,7 +27,7 @@ from console.review_selectors import (
     subject_in_tenant,
 )
 from core.exceptions import ApplicationError
-from memory.services import agent_subject_grant
+from memory.services import agent_subject_grant, agent_subject_ungrant
 
 
 def _agent_for_admin(request: HttpRequest, pk: int) -> Agent:
@@ -124,6 +124,19 @@ def agent_grant(request: HttpRequest, pk: int) -> HttpResponse:
             agent=agent, subject=subject, actor=actor_for_user(request.user, request)
         )
         messages.success(request, _("Granted %s.") % subject.external_id)
+    return redirect("console-agent", pk=agent.pk)
+
+
+@require_POST
+@staff_view()
+def agent_ungrant(request: HttpRequest, pk: int, subject_pk: int) -> HttpResponse:
+    """Take a granted subject away from a restricted agent."""
+    agent = _agent_for_admin(request, pk)
+    subject = next((s for s in agent_granted_subjects(agent=agent) if s.pk == subject_pk), None)
+    if subject is None:
+        raise Http404("No such grant.")
+    agent_subject_ungrant(agent=agent, subject=subject, actor=actor_for_user(request.user, request))
+    messages.success(request, _("Removed %s.") % subject.external_id)
     return redirect("console-agent", pk=agent.pk)
 
 

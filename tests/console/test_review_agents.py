@@ -137,3 +137,17 @@ class TestAgentChanges:
         ]
         html = client.get(url("console-agent", cast.bob)).content.decode()
         assert "vip" in html and "granted-1" in html
+
+    def test_a_grant_can_be_removed_and_the_agent_loses_the_subject(
+        self, cast, admin_user, operator, client
+    ):
+        from django.urls import reverse
+
+        remove = reverse("console-agent-ungrant", args=[cast.bob.pk, cast.granted_subject.pk])
+        client.force_login(operator)
+        assert client.post(remove).status_code == 403
+        client.force_login(admin_user)
+        assert client.post(remove).status_code == 302
+        assert "access_subject" not in get_perms(cast.bob.user, cast.granted_subject)
+        assert cast.bob_client.get("/api/v1/subjects/granted-1/memories").status_code == 404
+        assert client.post(remove).status_code == 404
