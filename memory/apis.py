@@ -109,6 +109,11 @@ def _run_extraction(mode: str, appended: services.EventsAppendResult, actor: Any
     if mode == "async":
         return {"status": "queued", "results": []}
     results = services.events_extract(event_ids=appended.new_event_ids, actor=actor)
+    pending = Event.objects.filter(
+        pk__in=appended.new_event_ids, extraction_status=Event.ExtractionStatus.PENDING
+    ).exists()
+    if pending:  # crashed inline; the sweeper retries these events
+        return {"status": "queued", "results": results}
     failed = (
         Event.objects.filter(
             pk__in=appended.new_event_ids, extraction_status=Event.ExtractionStatus.FAILED

@@ -288,7 +288,9 @@ def _claim_events(event_ids: Sequence[int]) -> list[Event]:
     return claimed
 
 
-def events_extract(*, event_ids: Sequence[int], actor: Actor) -> list[WriteResult]:
+def events_extract(
+    *, event_ids: Sequence[int], actor: Actor, retry_raises: bool = False
+) -> list[WriteResult]:
     """Extract memories from the given events (those not already taken by another worker).
 
     1. Claim the events (pending/queued → running).
@@ -354,7 +356,9 @@ def events_extract(*, event_ids: Sequence[int], actor: Actor) -> list[WriteResul
             status = Event.ExtractionStatus.FAILED if final else Event.ExtractionStatus.PENDING
             _finish_events(group, status, extractor.name, error=f"{type(exc).__name__}: {exc}")
             logger.exception("extraction crashed for events %s", [e.pk for e in group])
-            if not final:
+            # A Celery task re-raises to retry; inline callers (sync API) get the events back
+            # as `pending` for the sweeper instead of an error: nothing accepted is lost.
+            if retry_raises and not final:
                 raise
     return results
 

@@ -26,7 +26,11 @@ def extract_events(self: Any, event_ids: list[int]) -> int:
     from audit.services import actor_for_task
     from memory.services import events_extract
 
-    return len(events_extract(event_ids=event_ids, actor=actor_for_task("extract_events")))
+    return len(
+        events_extract(
+            event_ids=event_ids, actor=actor_for_task("extract_events"), retry_raises=True
+        )
+    )
 
 
 @shared_task

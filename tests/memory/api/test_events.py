@@ -270,3 +270,33 @@ def test_it_answers_413_for_an_oversized_body(cast, settings):
     assert response.status_code == 413
     assert error_code(response) == "payload_too_large"
     assert Event.objects.count() == 0
+
+
+def test_an_extractor_crash_in_sync_mode_keeps_the_events_for_the_sweeper(cast, monkeypatch):
+    from memory.extraction import get_extractor
+    from memory.services import events_sweep_pending
+
+    extractor = get_extractor()
+    original = extractor.extract
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(extractor, "extract", crash)
+    response = post_events(
+        cast.alice_client,
+        "u-crash",
+        [{"role": "user", "content": "我对青霉素过敏。"}],
+        extract="sync",
+    )
+    assert response.status_code == 201
+    assert response.json()["extraction"]["status"] == "queued"
+    event = Event.objects.get(subject__external_id="u-crash")
+    assert event.extraction_status == "pending" and "boom" in event.extraction_error
+    monkeypatch.setattr(extractor, "extract", original)
+    assert events_sweep_pending(older_than_seconds=0) == 1
+    event.refresh_from_db()
+    assert event.extraction_status == "done"
+    assert Memory.objects.filter(
+        subject__external_id="u-crash", content__contains="青霉素"
+    ).exists()
