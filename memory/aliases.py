@@ -7,8 +7,13 @@ Data lives in memory/extraction/lexicon.py (ENTITIES: canonical -> (type, surfac
     expand_entity("素食") == {"素食", "吃素", "vegetarian", ...}
     find_entities("帮我找家 vegetarian 馆子") == ["素食", "餐厅"]
 
-Matching is case-insensitive; Latin surface forms match on word boundaries. A surface form
-written "=Go" in the data is case-sensitive ("Go" the language, not "go with").
+Matching is case-insensitive; Latin surface forms match on word boundaries and also in their
+plural form ("accountants" -> 会计). A surface form written "=Go" in the data is case-sensitive
+("Go" the language, not "go with"). The longest surface wins, and a brand directly followed by
+a product word is another product, not the brand ("阿里云盘" is a drive, not 阿里云).
+
+`find_entities` (used on recall queries) also maps task words to the provider who does the task
+("who does my taxes" -> 会计, "约个洗牙" -> 牙医; lexicon PROVIDER_TASKS).
 """
 
 from __future__ import annotations
@@ -16,13 +21,24 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memory.extraction.lexicon import ENTITIES
+from memory.extraction.lexicon import ENTITIES, PRODUCT_SUFFIXES, PROVIDER_TASKS
 
 _LATIN = re.compile(r"[A-Za-z0-9]")
 
 
 def _key(s: str) -> str:
     return re.sub(r"\s+", " ", s.strip().lower())
+
+
+def _plural(surface: str) -> str:
+    """English plural of a Latin surface form ("dentist" -> "dentists"), "" when none."""
+    if not re.fullmatch(r"[a-z][a-z -]*[a-z]", surface) or surface.endswith("s"):
+        return ""
+    if re.search(r"[^aeiou]y$", surface):
+        return surface[:-1] + "ies"
+    if surface.endswith(("sh", "ch", "x", "z")):
+        return surface + "es"
+    return surface + "s"
 
 
 def _build():
@@ -43,6 +59,12 @@ def _build():
                 surface_to_canon.setdefault(_key(s), canon)
                 allf.add(s)
         forms[canon] = allf
+    # plural forms last: they never shadow a surface form listed in the data
+    for canon, (_, surfaces) in ENTITIES.items():
+        for s in [canon, *surfaces]:
+            plural = _plural(_key(s))
+            if plural:
+                surface_to_canon.setdefault(plural, canon)
     return surface_to_canon, case_sensitive, forms, types
 
 
@@ -50,6 +72,11 @@ _SURFACE, _CASED, _FORMS, _TYPES = _build()
 
 
 _LENGTHS = sorted({len(k) for k in _SURFACE}, reverse=True)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_SUFFIX_RE = re.compile("|".join(sorted(map(re.escape, PRODUCT_SUFFIXES), key=len, reverse=True)))
+_TASK_RES = [(re.compile(rx, re.IGNORECASE), canon) for rx, canon in PROVIDER_TASKS]
+# entity types that name a brand / platform (a product word after them names another product)
+_BRAND_TYPES = {"cloud", "tool", "device_brand", "hotel_brand", "airline", "database"}
 _CASED_LENGTHS = sorted({len(k) for k in _CASED}, reverse=True)
 
 
@@ -122,6 +149,8 @@ def _find(text: str) -> tuple[tuple[int, str, str], ...]:
             if canon and _bounded(low, i, i + length):
                 hit = (length, canon)
                 break
+        if hit and _brand_prefix(low, i + hit[0], hit[1]):
+            hit = None
         if hit:
             out.append((i, hit[1], text[i : i + hit[0]]))
             i += hit[0]
@@ -130,11 +159,22 @@ def _find(text: str) -> tuple[tuple[int, str, str], ...]:
     return tuple(out)
 
 
+def _brand_prefix(low: str, end: int, canon: str) -> bool:
+    """A Chinese brand hit that is only the front of a longer product name: a product word
+    follows it directly ("阿里云盘" is a drive, "华为云" a cloud, neither is the brand)."""
+    if _TYPES.get(canon) not in _BRAND_TYPES or end >= len(low):
+        return False
+    return bool(_CJK.match(low[end - 1]) and _SUFFIX_RE.match(low, end))
+
+
 def find_entity_spans(text: str) -> list[tuple[int, str, str]]:
     """(offset, canonical, surface) for every entity mention, left to right."""
     return list(_find(text or ""))
 
 
 def find_entities(text: str) -> list[str]:
-    """Canonical entities mentioned in a text (zh and en), order of first mention."""
-    return normalize_entities(c for _, c, _ in _find(text or ""))
+    """Canonical entities mentioned in a text (zh and en), order of first mention, then the
+    providers of the tasks it names ("who does my taxes" -> 会计)."""
+    found = [c for _, c, _ in _find(text or "")]
+    found += [canon for rx, canon in _TASK_RES if rx.search(text or "")]
+    return normalize_entities(found)

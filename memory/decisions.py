@@ -23,9 +23,13 @@ Algorithm of `decide(candidate, occurred_at, existing, similarity)`:
 3. SAME with an active memory -> "merge" into the most similar one. `update_content` is set
    when the candidate is newer, at least as confident and brings values/entities the memory
    lacks (the service then refreshes content/category/values from the candidate).
-4. CONFLICT with an active memory: the candidate is firmer (confidence >= old + SUPERSEDE_MARGIN)
-   and newer (occurred_at later) -> "supersede" the old one (other conflicting active memories
-   that it also beats are listed in `also_supersede`); otherwise -> "observe_conflict".
+4. CONFLICT with an active memory: the candidate is newer (occurred_at later) and firmer
+   (confidence >= old + SUPERSEDE_MARGIN), or it is itself a firm statement (confidence >=
+   FIRM_CONFIDENCE: an explicit update / change / correction) at least as confident as the old
+   one -> "supersede" the old one (other conflicting active memories that it also beats are
+   listed in `also_supersede`); otherwise -> "observe_conflict". So a plain remark never
+   replaces a firm statement, a hedged one never replaces anything, and of two explicit
+   statements of a change the newer wins.
 5. SAME with a non-active (observed / needs_review) memory and a low-confidence candidate ->
    "merge" (repeating a tentative remark does not create another one).
 6. Confidence < LOW_CONFIDENCE -> "observe_low_confidence".
@@ -44,6 +48,7 @@ from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
 DEDUPE_SIMILARITY = 0.85
 CONFLICT_SIMILARITY = 0.75
 SUPERSEDE_MARGIN = 0.15
+FIRM_CONFIDENCE = 0.9
 LOW_CONFIDENCE = 0.6
 EPS = 1e-6
 
@@ -317,6 +322,12 @@ def _newer(a: dt.datetime | None, b: dt.datetime | None) -> bool:
     return a > b
 
 
+def _firmer(new: float, old: float) -> bool:
+    if new + EPS >= old + SUPERSEDE_MARGIN:
+        return True
+    return new + EPS >= FIRM_CONFIDENCE and new + EPS >= old
+
+
 def _adds_information(candidate: Candidate, mem: ExistingMemory) -> bool:
     new_vals = {_norm(v) for v in candidate.values} - {_norm(v) for v in mem.values}
     new_ents = {e.lower() for e in candidate.entities} - {e.lower() for e in mem.entities}
@@ -366,8 +377,7 @@ def decide(
         beaten = [
             m
             for _, m in conflicts
-            if candidate.confidence + EPS >= m.confidence + SUPERSEDE_MARGIN
-            and _newer(occurred_at, m.occurred_at)
+            if _firmer(candidate.confidence, m.confidence) and _newer(occurred_at, m.occurred_at)
         ]
         if beaten and not low:
             target = beaten[0]
@@ -382,8 +392,8 @@ def decide(
         return Decision(
             "observe_conflict",
             target.id,
-            f"contradicts #{target.id} but is not firmer by {SUPERSEDE_MARGIN} "
-            f"({candidate.confidence:.2f} vs {target.confidence:.2f}) or not newer",
+            f"contradicts #{target.id} but is not firmer by {SUPERSEDE_MARGIN} nor an equally "
+            f"firm update ({candidate.confidence:.2f} vs {target.confidence:.2f}) or not newer",
         )
 
     if same_other and low:

@@ -5,7 +5,10 @@ trace with other weights. `memory.services.recall_record` stores the trace, bump
 audits the read — off the request path.
 
 Pipeline:
-1. Route the query (continuation / preference / factual / mixed) → signal weights.
+1. Route the query (episodic / continuation / preference / factual / mixed) → signal weights.
+   Episodic questions ("When did I…", "上次体检查出了什么") favour episodic memories, those
+   carrying a date when the question asks "when", and those dated inside the period the
+   question names ("五月份", "last year") — from the content, no extra query.
 2. Candidates from three constant-count queries inside the subject's live memories:
    exact vector search (top 50), keyword search (tsvector over jieba words + CJK bigrams +
    English words), entity match (alias-expanded).
@@ -41,6 +44,7 @@ ROUTE_CONTINUATION = "continuation"
 ROUTE_PREFERENCE = "preference"
 ROUTE_FACTUAL = "factual"
 ROUTE_MIXED = "mixed"
+ROUTE_EPISODIC = "episodic"
 
 DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
     ROUTE_PREFERENCE: {
@@ -71,6 +75,15 @@ DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
         "recency": 0.05,
         "importance": 0.15,
     },
+    # Questions about what happened ("When did I…", "上次体检查出了什么"): the words of the event
+    # matter most; recency and importance say little about which event is asked for.
+    ROUTE_EPISODIC: {
+        "semantic": 0.45,
+        "keyword": 0.30,
+        "entity": 0.10,
+        "recency": 0.0,
+        "importance": 0.05,
+    },
 }
 # Categories a route favours (a small additive boost, explained in the trace).
 ROUTE_CATEGORY_BOOST = {
@@ -78,6 +91,7 @@ ROUTE_CATEGORY_BOOST = {
     ROUTE_FACTUAL: {"fact": 0.04, "profile": 0.04, "decision": 0.03, "correction": 0.03},
     ROUTE_CONTINUATION: {"plan": 0.05, "decision": 0.03},
     ROUTE_MIXED: {},
+    ROUTE_EPISODIC: {"fact": 0.02},
 }
 # The noise gate (see `_relevant`).
 MIN_SCORE = 0.12
@@ -117,6 +131,53 @@ _FACTUAL = re.compile(
     re.I,
 )
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# Questions about past events. Checked before the continuation cue, so "上次体检…" is about an
+# event while "上次说的行程" / "上次那套方案" stay continuations.
+_EPISODIC = re.compile(
+    r"什么时候.{0,12}(?:的|了)|哪(?:一)?天.{0,12}(?:的|了)|几号.{0,8}的|何时.{0,12}(?:的|了)|"
+    r"(?:去|做|买|参加|认识|看|吃|玩|学|考|拿|抽|领养|搬|跑|打)(?:过|了)(?:什么|哪|谁|几|多少)|"
+    r"过(?:什么|哪)|上次(?!(?:那|说|定|聊|提|讲|的|跟|我们|你))|那次|去年|前年|上个?月|上个?星期|"
+    r"上周|前几天|前两天|昨天|前天|怎么回事|发生了什么|查出|"
+    r"\b(?:when|where|who|what|how|which)\s+(?:\w+\s+){0,2}(?:did|was|were)\s+"
+    r"(?!(?:we|i|you)\s+(?:pick|choose|chose|decide|settle|agree|go with|use|want)\b)|"
+    r"\bdid (?:i|we|my|our)\b(?!\s+(?:pick|choose|decide|settle|agree|go with|use|want)\b)|"
+    r"\bhave (?:i|we) (?:ever|been|visited|met|tried|done)\b|"
+    r"\bwhat happened\b|\blast (?:year|month|week|weekend|summer|winter|spring|fall|autumn)\b|"
+    r"\byesterday\b|\b\w+ ago\b|\brecently\b",
+    re.I,
+)
+_WHEN_QUERY = re.compile(
+    r"什么时候|哪(?:一)?天|几号|何时|几月|\bwhen\b|\bwhat (?:day|date)\b", re.I
+)
+# Date-aware matching for episodic memories (their content carries absolute dates, see
+# memory/extraction/episodes.py): a date the question names boosts memories of that period.
+EPISODIC_BOOST = 0.06
+WHEN_DATED_BOOST = 0.03
+DATE_MATCH_BOOST = 0.12
+DATE_MISMATCH_PENALTY = 0.05
+_MONTH_NAMES = "january february march april may june july august september october november"
+_MONTHS_EN = {m: i for i, m in enumerate([*_MONTH_NAMES.split(), "december"], start=1)}
+_ZH_MONTH_NUM = {
+    "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+    "十": 10, "十一": 11, "十二": 12,
+}  # fmt: skip
+_Q_DATE_RES = [
+    ("ym", re.compile(r"((?:19|20)\d\d)\s*年\s*(\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月")),
+    ("rel_ym", re.compile(r"(去年|前年|今年)\s*(\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月")),
+    ("y", re.compile(r"((?:19|20)\d\d)\s*年")),
+    ("m", re.compile(r"(?<![\d年上下这本每])(\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月"
+                     r"(?!\s*(?:\d|[一二三四五六七八九十]+)\s*[日号])")),
+    ("en_my", re.compile(r"\b(" + "|".join(_MONTHS_EN) + r")\s+((?:19|20)\d\d)\b", re.I)),
+    ("en_m", re.compile(r"\b(" + "|".join(m for m in _MONTHS_EN if m != "may") + r"|(?<=in )may|"
+                        r"(?<=of )may|may(?= \d{4}))\b", re.I)),
+    ("en_y", re.compile(r"\b(?:in|during|of)\s+((?:19|20)\d\d)\b", re.I)),
+    ("rel", re.compile(r"去年|前年|今年|上个?月|这个月|本月|"
+                       r"last year|this year|last month|this month", re.I)),
+]  # fmt: skip
+_M_ISO = re.compile(r"((?:19|20)\d\d)-(\d\d)(?:-(\d\d))?")
+_M_ZH = re.compile(r"((?:19|20)\d\d)年(?:(\d{1,2})月)?")
+_M_EN = re.compile(r"\b(" + "|".join(_MONTHS_EN) + r")\s+((?:19|20)\d\d)\b", re.I)
+_M_YEAR = re.compile(r"[（(]((?:19|20)\d\d)[)）]")
 
 CONTEXT_HEADER = {
     "zh": "以下是回忆到的与该用户相关的背景信息，仅供参考；如与当前对话冲突，以当前对话为准。",
@@ -170,6 +231,8 @@ class RecallResult:
 
 def route_query(query: str) -> str:
     """Rule-based intent router."""
+    if _EPISODIC.search(query):
+        return ROUTE_EPISODIC
     if _CONTINUATION.search(query):
         return ROUTE_CONTINUATION
     preference = bool(_PREFERENCE.search(query))
@@ -309,6 +372,9 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
     now = params.as_of or timezone.now()
     boosts = ROUTE_CATEGORY_BOOST[route]
     plan_query = bool(_PLAN_QUERY.search(params.query))
+    episodic_query = route == ROUTE_EPISODIC
+    when_query = bool(_WHEN_QUERY.search(params.query))
+    date_window = query_date_window(params.query, now.date())
     scored: list[ScoredMemory] = []
     for pk, memory in rows.items():
         signals = {
@@ -324,6 +390,8 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
             score += GLOBAL_BOOST
         if plan_query and memory.category == "plan":
             score += PLAN_BOOST
+        if memory.kind == Memory.Kind.EPISODIC:
+            score += _episodic_adjustment(memory, episodic_query, when_query, date_window)
         scored.append(ScoredMemory(memory=memory, signals=signals, score=round(score, 4)))
     scored.sort(key=lambda item: (-item.score, -item.memory.pk))
     selected, context, tokens = _select_within_budget(scored, params, language, plan_query)
@@ -331,6 +399,115 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
     return RecallResult(
         route, language, weights, scored, selected, context, tokens, timings, query_entities
     )
+
+
+def _month_num(token: str) -> int:
+    return int(token) if token.isdigit() else _ZH_MONTH_NUM.get(token, 0)
+
+
+def query_date_window(query: str, today: dt.date) -> tuple[dt.date, dt.date] | None:
+    """The period a question names ("五月份", "去年", "in May", "last month", "2025年3月"),
+    as [start, end); a bare month is its latest occurrence not after `today`."""
+    for kind, rx in _Q_DATE_RES:
+        m = rx.search(query)
+        if not m:
+            continue
+        if kind in ("ym", "en_my"):
+            if kind == "ym":
+                year, month = int(m.group(1)), _month_num(m.group(2))
+            else:
+                year, month = int(m.group(2)), _MONTHS_EN[m.group(1).lower()]
+            return _month_window(year, month)
+        if kind == "rel_ym":
+            year = today.year - {"去年": 1, "前年": 2, "今年": 0}[m.group(1)]
+            return _month_window(year, _month_num(m.group(2)))
+        if kind in ("y", "en_y"):
+            year = int(m.group(1))
+            return dt.date(year, 1, 1), dt.date(year + 1, 1, 1)
+        if kind in ("m", "en_m"):
+            month = _month_num(m.group(1)) if kind == "m" else _MONTHS_EN[m.group(1).lower()]
+            if not 1 <= month <= 12:
+                continue
+            year = today.year if month <= today.month else today.year - 1
+            return _month_window(year, month)
+        word = m.group(0).lower()
+        if word in ("去年", "last year"):
+            return dt.date(today.year - 1, 1, 1), dt.date(today.year, 1, 1)
+        if word == "前年":
+            return dt.date(today.year - 2, 1, 1), dt.date(today.year - 1, 1, 1)
+        if word in ("今年", "this year"):
+            return dt.date(today.year, 1, 1), dt.date(today.year + 1, 1, 1)
+        if word in ("这个月", "本月", "this month"):
+            return _month_window(today.year, today.month)
+        prev = today.replace(day=1) - dt.timedelta(days=1)
+        return _month_window(prev.year, prev.month)
+    return None
+
+
+def _month_window(year: int, month: int) -> tuple[dt.date, dt.date] | None:
+    if not 1 <= month <= 12:
+        return None
+    end = dt.date(year + (month == 12), month % 12 + 1, 1)
+    return dt.date(year, month, 1), end
+
+
+def memory_dates(content: str) -> list[tuple[dt.date, dt.date]]:
+    """Periods written in a memory ("2026-05-12", "2026年5月", "May 2026", "(2025)")."""
+    out: list[tuple[dt.date, dt.date]] = []
+    for m in _M_ISO.finditer(content):
+        year, month = int(m.group(1)), int(m.group(2))
+        if not 1 <= month <= 12:
+            continue
+        if m.group(3):
+            try:
+                day = dt.date(year, month, int(m.group(3)))
+            except ValueError:
+                continue
+            out.append((day, day + dt.timedelta(days=1)))
+        elif window := _month_window(year, month):
+            out.append(window)
+    for m in _M_ZH.finditer(content):
+        year = int(m.group(1))
+        if m.group(2):
+            if window := _month_window(year, int(m.group(2))):
+                out.append(window)
+        else:
+            out.append((dt.date(year, 1, 1), dt.date(year + 1, 1, 1)))
+    for m in _M_EN.finditer(content):
+        if window := _month_window(int(m.group(2)), _MONTHS_EN[m.group(1).lower()]):
+            out.append(window)
+    for m in _M_YEAR.finditer(content):
+        year = int(m.group(1))
+        out.append((dt.date(year, 1, 1), dt.date(year + 1, 1, 1)))
+    return out
+
+
+def event_date(memory: Memory) -> str:
+    """The first exact date in an episodic memory's content ("" when none)."""
+    m = _M_ISO.search(memory.content or "")
+    return m.group(0) if m and m.group(3) else ""
+
+
+def _episodic_adjustment(
+    memory: Memory,
+    episodic_query: bool,
+    when_query: bool,
+    window: tuple[dt.date, dt.date] | None,
+) -> float:
+    """Boost for episodic memories under an event question, for those carrying a date when
+    the question asks "when", and for those inside the period the question names (a small
+    penalty when they are dated outside it)."""
+    bonus = EPISODIC_BOOST if episodic_query else 0.0
+    dates = memory_dates(memory.content) if (when_query or window) else []
+    if when_query and dates:
+        bonus += WHEN_DATED_BOOST
+    if window and dates:
+        start, end = window
+        if any(a < end and start < b for a, b in dates):
+            bonus += DATE_MATCH_BOOST
+        else:
+            bonus -= DATE_MISMATCH_PENALTY
+    return bonus
 
 
 def _global_instruction(memory: Memory) -> bool:
@@ -381,7 +558,11 @@ def _select_within_budget(
 
 
 def context_line(memory: Memory, language: str) -> str:
-    date = (memory.valid_from or memory.created_at).date().isoformat()
+    """One line of the context block, dated by when it was said — or, for an episode, by
+    when it happened when the content knows."""
+    date = (memory.kind == Memory.Kind.EPISODIC and event_date(memory)) or (
+        (memory.valid_from or memory.created_at).date().isoformat()
+    )
     note = NEEDS_REVIEW_NOTE[language] if memory.status == Memory.Status.NEEDS_REVIEW else ""
     if language == "zh":
         return (

@@ -289,6 +289,31 @@ ENTITIES: dict[str, tuple[str, list[str]]] = {
     "工程师": ("role", ["engineer", "developer"]),
     "行政": ("role", ["admin", "administration", "office manager"]),
     "销售": ("role", ["sales"]),
+    # people who provide a service to the person (type "provider"): a role noun, not a job
+    # of the user ("我的会计是…", "my dentist is…"); PROVIDER_TASKS maps task words to them
+    "会计": ("provider", ["会计师", "accountant", "bookkeeper", "tax preparer", "cpa"]),
+    "牙医": ("provider", ["牙科医生", "口腔医生", "dentist", "orthodontist"]),
+    "理发师": (
+        "provider",
+        ["发型师", "托尼老师", "barber", "hairdresser", "hairstylist", "stylist"],
+    ),
+    "遛狗师": ("provider", ["遛狗的", "dog walker", "dog-walker"]),
+    "律师": ("provider", ["lawyer", "attorney", "solicitor"]),
+    "兽医": ("provider", ["宠物医生", "vet", "veterinarian"]),
+    "家庭医生": ("provider", ["全科医生", "family doctor", "gp", "primary care doctor"]),
+    "保洁": ("provider", ["保洁阿姨", "钟点工", "家政", "cleaner", "housekeeper", "cleaning lady"]),
+    "家教": ("provider", ["辅导老师", "tutor"]),
+    "私教": ("provider", ["健身教练", "personal trainer"]),
+    "房东": ("provider", ["landlord", "landlady"]),
+    "水管工": ("provider", ["plumber"]),
+    "电工": ("provider", ["electrician"]),
+    "保姆": ("provider", ["育儿嫂", "nanny", "babysitter"]),
+    "园丁": ("provider", ["gardener", "landscaper"]),
+    "心理咨询师": ("provider", ["咨询师", "therapist", "counselor", "counsellor"]),
+    "理财顾问": ("provider", ["financial advisor", "financial adviser", "financial planner"]),
+    "保险经纪": ("provider", ["insurance agent", "insurance broker"]),
+    "修车师傅": ("provider", ["汽修", "mechanic"]),
+    "网盘": ("service", ["云盘", "cloud drive", "cloud storage"]),
     # goals / activities
     "读书": ("activity", ["阅读", "看书", "reading", "read books", "读两本书"]),
     "健身": ("activity", ["锻炼", "workout", "gym", "运动", "exercise"]),
@@ -397,7 +422,7 @@ STYLE_ATOMS: dict[str, tuple[str, str]] = {
     "detailed": (
         "length",
         r"详细一点|详细点|详细些|写详细|展开讲|具体一点|more detail|in detail|"
-        r"detailed|elaborate|longer",
+        r"detailed|elaborate|(?<!no )(?<!any )longer",
     ),
     "bullets": ("layout", r"要点|列表|分点|条列|bullet|bullets|bullet points|list form"),
     "narrative": ("layout", r"大段文字|段落|叙述|narrative|prose|paragraphs?\b"),
@@ -569,6 +594,22 @@ FIRM_EN = [
     r"(?<!to )(?<!'ll )(?<!will )(?<!might )\bswitched\b",
     r"\b(?:moved|transferred) (?:my|our) [a-z ]{2,30} to\b",
 ]
+# Statements of a change (rules.CHANGE_RE): the new state replaces an old one. Hedges still win
+# ("可能要换了" stays tentative); intentions ("想换", "打算改") are guarded by the lookbehinds.
+CHANGE_ZH = [
+    r"(?<![想要算备虑试])(?:改到|挪到|调到|改在|切到|切换到|变成|换了|换人了|改了|变了)",
+    r"(?:^|[，,。；;\s])新(?:的|来的|换的)?[\u4e00-\u9fff]{1,6}(?:是|叫|换成|改成)",
+    r"搬家了|搬走了|已经搬|不再|再也不(?:用|去|找|买)|不用了|退掉了|停掉了|取消了|不续了|不续费",
+    r"现在(?:改|换|是|用|在|找|都|已经)",
+]
+CHANGE_EN = [
+    r"(?<!right )(?<!for )(?<!just )(?<!until )(?<!till )(?<!by )(?<!up to )\bnow\b",
+    r"\bno longer\b",
+    r"\banymore\b|\bany more\b",
+    r"\b(?:my|our|the) new [a-z]+(?: [a-z]+)? (?:is|are)\b",
+    r"\bmoved (?:house|home|flats?|apartments?|out)\b",
+    r"\b(?:cancel(?:l)?ed|dropped|quit|ditched|stopped using)\b",
+]
 EMPHASIS_ZH = [
     "千万",
     "一定",
@@ -705,3 +746,121 @@ TASK_TOPICS: list[tuple[str, tuple[str, ...]]] = [
         ("allergen",),
     ),
 ]
+
+# --------------------------------------------------------------------------------------------
+# Task words -> the provider who does the task (query side only: aliases.find_entities), so
+# "who does my taxes" finds "my accountant is …" through the entity signal.
+# --------------------------------------------------------------------------------------------
+PROVIDER_TASKS: list[tuple[str, str]] = [
+    (r"\btax(?:es)?\b|tax return|报税|个税|税务|记账|做账|\bbookkeeping\b", "会计"),
+    (r"\bteeth\b|\btooth\b|\bdental\b|牙齿|牙疼|洗牙|补牙|拔牙|看牙|牙", "牙医"),
+    (r"\bhair ?cuts?\b|\bhair\b|\btrim\b|理发|剪头|剪发|头发|烫发|染发", "理发师"),
+    (r"walks? (?:the|my|our) dogs?|\bdog walk|遛狗", "遛狗师"),
+    (r"\blegal\b|\blawsuit\b|\bcontract\b|官司|合同纠纷|法律", "律师"),
+    (
+        r"\bpets?\b.{0,20}\b(?:sick|shots?|vaccin\w*|check-?up)|宠物.{0,6}(?:看病|生病|疫苗|体检)|"
+        r"(?:猫|狗).{0,4}(?:看病|生病|打疫苗|体检)|\bvet\b",
+        "兽医",
+    ),
+    (r"\bclean(?:ing)? (?:the|my|our) (?:house|home|flat|apartment)\b|打扫|大扫除|保洁", "保洁"),
+    (r"\bhomework\b|\btutoring\b|补课|辅导", "家教"),
+    (r"\brent\b|房租|交租|租金|续租", "房东"),
+    (r"\bleak(?:ing|s)?\b|\bpipes?\b|\bclogged\b|漏水|水管|下水道|马桶堵", "水管工"),
+    (r"\bwiring\b|\bfuse\b|电路|跳闸", "电工"),
+    (r"\bbabysit\w*|看孩子|带孩子", "保姆"),
+    (r"\blawn\b|\bgarden(?:ing)?\b|\bhedges?\b|修剪草坪|花园", "园丁"),
+    (r"\btherapy\b|心理咨询", "心理咨询师"),
+    (r"\binvest(?:ment|ing)?s?\b|\bportfolio\b|理财|投资", "理财顾问"),
+    (r"\bcar (?:service|repair)|\boil change\b|修车|保养车|汽车保养", "修车师傅"),
+    (r"\bcloud drive\b|存(?:照片|文件)|网盘|云盘", "网盘"),
+]
+
+# Synonyms / word forms of the nouns that name generic "thing" slots: both statements of one
+# question share a slot ("网盘"/"云盘", "groceries"/"grocery shopping").
+THING_SYNONYMS: dict[str, str] = {
+    "云盘": "网盘",
+    "网络硬盘": "网盘",
+    "cloud drive": "网盘",
+    "cloud storage": "网盘",
+    "宽带": "宽带",
+    "网络": "宽带",
+    "家里网络": "宽带",
+    "internet": "宽带",
+    "broadband": "宽带",
+    "internet provider": "宽带",
+    "grocery": "grocery",
+    "grocery shopping": "grocery",
+    "grocery delivery": "grocery",
+    "food shopping": "grocery",
+    "买菜": "买菜",
+    "菜": "买菜",
+    "生鲜": "买菜",
+    "外卖": "外卖",
+    "点外卖": "外卖",
+    "food delivery": "外卖",
+    "takeout": "外卖",
+    "音乐": "音乐",
+    "听歌": "音乐",
+    "歌": "音乐",
+    "music": "音乐",
+    "song": "音乐",
+    "笔记": "笔记",
+    "记笔记": "笔记",
+    "note": "笔记",
+    "note-taking": "笔记",
+    "notes app": "笔记",
+    "密码": "密码",
+    "password": "密码",
+    "password manager": "密码",
+    "待办": "待办",
+    "待办事项": "待办",
+    "to-do": "待办",
+    "todo": "待办",
+    "task": "待办",
+    "手机套餐": "手机套餐",
+    "phone plan": "手机套餐",
+    "mobile plan": "手机套餐",
+    "cell plan": "手机套餐",
+    "carrier": "手机套餐",
+    "保险": "保险",
+    "insurance": "保险",
+    "健身房": "健身",
+    "健身": "健身",
+    "gym": "健身",
+    "workout": "健身",
+    "podcast": "播客",
+    "播客": "播客",
+    "视频会议": "会议",
+    "开会": "会议",
+    "meeting": "会议",
+    "video call": "会议",
+}
+
+# Product words that, right after a known brand, make another product ("阿里云" + "盘" is a
+# drive, not the cloud platform; "华为" + "云"); the brand alone does not match there.
+PRODUCT_SUFFIXES = (
+    "盘",
+    "网盘",
+    "云盘",
+    "云",
+    "音乐",
+    "视频",
+    "地图",
+    "邮箱",
+    "笔记",
+    "读书",
+    "外卖",
+    "买菜",
+    "到家",
+    "超市",
+    "钱包",
+    "支付",
+    "出行",
+    "商城",
+    "优选",
+    "浏览器",
+    "输入法",
+    "翻译",
+    "阅读",
+    "直播",
+)

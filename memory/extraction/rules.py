@@ -32,6 +32,8 @@ from memory.aliases import entity_type, find_entity_spans, normalize_entities
 from memory.extraction.base import Candidate, ExtractionResult, Turn
 from memory.extraction.episodes import episodes_for_turn
 from memory.extraction.lexicon import (
+    CHANGE_EN,
+    CHANGE_ZH,
     EMPHASIS_EN,
     EMPHASIS_ZH,
     FIRM_EN,
@@ -42,6 +44,7 @@ from memory.extraction.lexicon import (
     SLOT_CATEGORY,
     STYLE_ATOMS,
     STYLE_GENRES,
+    THING_SYNONYMS,
     TOPIC_CUES,
     TYPE_SLOT,
 )
@@ -56,6 +59,9 @@ def _alt(items) -> re.Pattern:
 CJK = re.compile(r"[\u4e00-\u9fff]")
 HEDGE_RE = _alt(HEDGES_ZH + HEDGES_EN)
 FIRM_RE = _alt(FIRM_ZH + FIRM_EN)
+# A statement of a change ("新房东是…", "教练换了", "搬家了", "no longer…", "it's now…") is
+# itself evidence that it is the current state: as firm as an explicit update marker.
+CHANGE_RE = _alt(CHANGE_ZH + CHANGE_EN)
 EMPHASIS_RE = _alt(EMPHASIS_ZH + EMPHASIS_EN)
 SAFETY_RE = _alt(SAFETY)
 REPORTED_RE = re.compile(
@@ -166,7 +172,9 @@ DECISION_RE = re.compile(
 PLAN_RE = re.compile(
     r"目标|计划|打算|准备(?:用|去|在|要|把|换|上|做|采购|搞)|要去|将要|规划|截止|deadline|行程|出差|"
     r"出发|要交|要提交|要(?:在|把).{0,20}(?:前|之前)|(?:前|之前|以前|底前)(?:要|得|必须)?(?:搞定|完成|上线|交|"
-    r"提交|升级|迁移|落地)|要坚持|\bgoal\b|\bplan(?:ning)? to\b|\bgoing to\b|"
+    r"提交|升级|迁移|落地)|要坚持|\bgoal\b|\bgoing to\b|"
+    # "plan to <verb>", not a noun "plan" moved somewhere ("my phone plan to Mint Mobile")
+    r"\bplan(?:ning)? to (?!(?:the|a|an|my|our|their|his|her|another)\b)(?-i:[a-z])|"
     r"\bwill (?:be )?(?:fly|flying|move|moving|visit|travel|go|start|launch|finish|migrate)|"
     r"\bI'm (?:flying|going|moving|traveling|travelling|visiting|heading|relocating)\b|"
     r"\brelocat(?:e|ing)\b|"
@@ -674,6 +682,8 @@ EN_REWRITES = [
     (re.compile(r"\bwe'll\b", re.IGNORECASE), "the user's team will"),
     (re.compile(r"\bwe'd\b", re.IGNORECASE), "the user's team would"),
     (re.compile(r"\bwe don't\b|\bwe do not\b", re.IGNORECASE), "the user's team doesn't"),
+    (re.compile(r"\bI no longer ([a-zA-Z']+)"), "I_NO_LONGER"),
+    (re.compile(r"\b[Ww]e no longer ([a-zA-Z']+)"), "WE_NO_LONGER"),
     (re.compile(r"\bI ([a-zA-Z']+)(?: ([a-zA-Z']+))?"), "I_VERB"),
     (re.compile(r"\b[Ww]e ([a-zA-Z']+)(?: ([a-zA-Z']+))?"), "WE_VERB"),
     (re.compile(r"\bmyself\b", re.IGNORECASE), "the user"),
@@ -687,17 +697,69 @@ EN_REWRITES = [
 ]
 
 
+WORK_CUE = re.compile(
+    r"团队|公司|部门|项目|组里|同事|客户|产品|上线|部署|服务|代码|仓库|需求|版本|开会|会议|周会|例会|办公|"
+    r"\bteam|\bcompany|\bstartup|\borg\b|organi[sz]ation|\bproject|\bsprint|\bdeploy|"
+    r"\bservices?\b|\bcode\b|\brepos?\b|\bclients?\b|\bcustomers?\b|\bproduct|\brelease|"
+    r"\bengineer|\boffice\b|\bstack\b|\bbackend\b|\bfrontend\b|\bapi\b|\bservers?\b|"
+    r"\bcluster|\bpipeline|\bstandup|\bmeetings?\b|\bmigrat|\binfra|\bproduction\b|"
+    r"\bstaging\b|\bcolleague|\bdepartment|\bvendors?\b|\blaunch|\bship(?:ping)? (?:the|a)\b|"
+    r"\bboss\b|\bmanager\b|\bemployees?\b|\bhiring\b|\bbudget",
+    re.IGNORECASE,
+)
+WORK_TYPES = {
+    "language",
+    "frontend",
+    "framework",
+    "database",
+    "queue",
+    "ci",
+    "observability",
+    "infra",
+    "cloud",
+    "tool",
+    "meeting",
+    "document",
+    "tech",
+    "role",
+    "database_ext",
+}
+
+
+def _work_context(text: str) -> bool:
+    return bool(WORK_CUE.search(text)) or any(
+        entity_type(c) in WORK_TYPES for _, c, _ in find_entity_spans(text)
+    )
+
+
+def _family_we(text: str) -> str:
+    """ "we" outside work is the user's family: "The user's family gets their groceries…"."""
+    text = text.replace("the user's team", "the user's family")
+    head, sep, rest = text.partition("the user's family")
+    if not sep:
+        return text
+    rest = re.sub(r"\bthe user's (?!family)", "their ", rest)
+    return head + sep + rest
+
+
 def rewrite(text: str, lang: str) -> str:
-    """First/second person -> "用户"/"the user" ("助手"/"the assistant")."""
+    """First/second person -> "用户"/"the user" ("助手"/"the assistant"); "we"/"我们" is the
+    user's team at work and the user's family otherwise."""
+    work = _work_context(text)
     if lang == "zh" or CJK.search(text):
         for rx, rep in ZH_PRONOUNS:
             text = rx.sub(rep, text)
+        if not work:
+            text = text.replace("用户团队的", "用户家的").replace("用户的团队", "用户一家")
         text = re.sub(r"\bI'm\b|\bI am\b", "the user is", text)
         text = re.sub(r"\bmy\b", "the user's", text)
         return text.strip()
     for rx, rep in EN_REWRITES:
         if rep == "YOU_VERB":
             text = rx.sub(lambda m: f"{m.group(1)} the assistant {_third_person(m.group(2))}", text)
+        elif rep in ("I_NO_LONGER", "WE_NO_LONGER"):
+            who = "the user" if rep == "I_NO_LONGER" else "the user's team"
+            text = rx.sub(lambda m, w=who: f"{w} no longer {_third_person(m.group(1))}", text)
         elif rep == "I_VERB":
             text = rx.sub(_subject_verb("the user"), text)
         elif rep == "WE_VERB":
@@ -705,7 +767,7 @@ def rewrite(text: str, lang: str) -> str:
         else:
             text = rx.sub(rep, text)
     text = re.sub(r"^(?:please|pls)\s+", "", text.strip(), flags=re.IGNORECASE)
-    return text
+    return text if work else _family_we(text)
 
 
 def rewrite_assistant(text: str) -> str:
@@ -780,12 +842,90 @@ def _finish(body: str, lang: str, category: str, kind: str) -> str:
             key = "procedural" if kind == "procedural" and category == "preference" else category
             body = PREFIX["zh"][key] + body
         return body
-    if category == "correction" or not body.lower().startswith(("the user", "user")):
+    self_contained = body.lower().startswith(("the user", "user")) or bool(
+        re.match(
+            r"^(?:from now on|going forward|starting [\w ]{1,20}|as of [\w ]{1,20}), the user\b",
+            body,
+            re.I,
+        )
+    )
+    if category == "correction" or not self_contained:
         key = "procedural" if kind == "procedural" and category == "preference" else category
         if re.match(r"(?:The|From|Every|Each|A|An|On)\b", body):
             body = body[:1].lower() + body[1:]  # not a proper noun: it continues the prefix
         body = PREFIX["en"][key] + body
     return _cap(body) + "."
+
+
+# Natural self-contained sentences instead of "用户的情况：…" / "The user's standing instruction: …"
+# when the statement is about one of the user's things or starts with what the user did.
+ZH_TOPIC_USER = re.compile(
+    r"^(?P<topic>[\u4e00-\u9fffA-Za-z0-9 ]{1,8}?)用户(?:一家|的团队|团队)?(?P<rest>.+)$"
+)
+ZH_USER_LEAD = re.compile(
+    r"^(?:搬家|搬到|搬去|换了|换成|改用|改成|刚|已经|不再|再也不|一般|平时|每天|每周|每个?月|都|"
+    r"一直|还是|在用|新换|最近|开始)"
+)
+ZH_TIME_LEAD = re.compile(
+    r"^(?:以后|今后|往后|从今往后|从现在起|从现在开始|从下周起|从下周开始|从下个月起|从下个月开始|下次起|"
+    r"现在|目前)"
+)
+EN_STANDING_LEAD = re.compile(
+    r"^(?P<lead>from now on|going forward|starting (?:today|tomorrow|next \w+|this \w+)|"
+    r"as of (?:today|now|this \w+|next \w+))[,\s]+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+EN_WHAT_USE_BODY = re.compile(
+    r"^(?P<name>.+?) is (?:what|the (?:app|service|tool|one)) "
+    r"(?P<who>the user(?:'s (?:team|family))?) uses? for (?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _thing_words(slot: str) -> str:
+    return slot.split(":", 1)[1] if slot.startswith("thing:") else ""
+
+
+def _naturalize(body: str, lang: str, slot: str) -> str:
+    body = body.strip()
+    thing = _thing_words(slot)
+    if lang == "zh":
+        if body.startswith("用户"):
+            return body
+        m = ZH_TOPIC_USER.match(body)
+        if m and not TIME_RE.search(m.group("topic")) and _zh_thing(m.group("topic")):
+            # topic first: "网盘用户已经改用…" -> "用户的网盘已经改用…"
+            return "用户的" + m.group("topic").strip() + m.group("rest")
+        lead = ZH_TIME_LEAD.match(body)
+        rest = body[lead.end() :] if lead else body
+        if thing and (rest.startswith(thing) or (len(thing) >= 2 and rest[:6].find(thing) == 0)):
+            # "以后保洁改成周五来" -> "用户的保洁以后改成周五来"
+            head = rest[: len(thing)]
+            return "用户的" + head + (lead.group(0) if lead else "") + rest[len(thing) :]
+        if ZH_USER_LEAD.match(body):
+            return "用户" + body
+        return body
+    if body.lower().startswith(("the user", "user")):
+        return body
+    m = EN_WHAT_USE_BODY.match(body)
+    if m:
+        return f"{m.group('who')} uses {m.group('name')} for {m.group('rest')}"
+    lead = EN_STANDING_LEAD.match(body)
+    rest = lead.group("rest") if lead else body
+    if thing:
+        last = thing.split()[-1]
+        rest2 = re.sub(
+            rf"^(?:the|our|my)\s+((?:[a-z-]+\s+){{0,2}}{re.escape(last)}s?)\b",
+            r"the user's \1",
+            rest,
+            count=1,
+            flags=re.IGNORECASE,
+        )
+        if rest2 != rest:
+            if lead:
+                return f"{_cap(lead.group('lead'))}, {rest2}"
+            return rest2
+    return body
 
 
 # ---- analysis ------------------------------------------------------------------------------
@@ -937,7 +1077,7 @@ class RuleExtractor:
         prev_asst: str,
     ) -> Hit | None:
         emphasis = bool(EMPHASIS_RE.search(full))
-        firm_n = len(FIRM_RE.findall(signal))
+        firm_n = len(FIRM_RE.findall(signal)) or int(bool(CHANGE_RE.search(signal)))
         styles = [atom for atom, _, rx in STYLE_RES if rx.search(body)]
         first_person = bool(FIRST_PERSON.search(full))
         category, kind = None, "semantic"
@@ -967,6 +1107,8 @@ class RuleExtractor:
             category = "preference"
         elif PROFILE_RE.search(body) or (SAFETY_RE.search(body) and first_person):
             category = "profile"
+        elif (first_person or re.match(r"^[A-Za-z]", body)) and _usage_claims(body, styles):
+            category = "preference"  # habitual use of a named service / tool / brand
         elif FACT_RE.search(body) and (
             first_person or re.search(r"现有|现在是|目前|周会|例会", body)
         ):
@@ -1177,6 +1319,8 @@ class RuleExtractor:
         hlang = "zh" if CJK.search(hit.content_body) else "en"
         content = hit.content_body
         if not content.startswith(("用户回答", "The user's answer")):
+            if hit.category != "correction":
+                content = _naturalize(content, hlang, hit.slot)
             content = _finish(content, hlang, hit.category, hit.kind)
         elif hlang == "en" and not content.endswith("."):
             content += "."
@@ -1419,7 +1563,39 @@ EN_SWITCHED_PLURAL = re.compile(
 )
 
 
+EN_UNCOUNTABLE = {
+    "news",
+    "series",
+    "species",
+    "glasses",
+    "clothes",
+    "scissors",
+    "pants",
+    "jeans",
+    "shorts",
+    "headphones",
+    "earphones",
+    "sales",
+    "analytics",
+    "physics",
+    "maths",
+    "electronics",
+    "always",
+    "gas",
+    "bus",
+    "lens",
+    "tennis",
+    "chess",
+    "fitness",
+    "wellness",
+    "business",
+    "dress",
+}
+
+
 def _singular(word: str) -> str:
+    if word in EN_UNCOUNTABLE:
+        return word
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
@@ -1512,16 +1688,22 @@ def _zh_generic(text: str) -> tuple[str, list[str]]:
                 thing = _zh_thing(prev)
         if thing and values:
             return thing, values
-    for clause in clauses:
+    for i, clause in enumerate(clauses):
         clause = clause.strip()
         for verb in ("用的是", "找的是", "叫", "是", "用的", "主要用", "用"):
             pos = clause.find(verb)
-            if pos < 1 or pos > 16:
+            if pos < 0 or pos > 16:
                 continue
             x = re.sub(r"(?:现在|目前|一直|平时|主要|都)+$", "", clause[:pos])
-            if not (ZH_OWNER.match(x) or re.match(r"^新的?", x)):
+            values = _zh_values(clause[pos + len(verb) :])
+            if not x and i > 0 and re.search(r"(?:换|改|变)(?:人)?了$", clauses[i - 1].strip()):
+                # "教练换了，现在是王教练": the changed thing is named in the clause before
+                thing = _zh_thing(re.sub(r"(?:换|改|变)(?:人)?了$", "", clauses[i - 1].strip()))
+                if thing and values:
+                    return thing, values
+            if pos < 1 or not (ZH_OWNER.match(x) or re.match(r"^新的?", x)):
                 continue
-            thing, values = _zh_thing(x), _zh_values(clause[pos + len(verb) :])
+            thing = _zh_thing(x)
             if thing and values:
                 return thing, values
     for clause in clauses:
@@ -1583,7 +1765,256 @@ def generic_slot(text: str) -> tuple[str, list[str]]:
     thing, values = _zh_generic(text) if CJK.search(text) else _en_generic(text)
     if not thing or not values:
         return "", []
-    return f"thing:{thing}", values
+    return f"thing:{normalize_thing(thing)}", values
+
+
+# ---- habitual use of a named service / tool / brand -----------------------------------------
+# "I stream music on Spotify", "We get our groceries delivered by FreshCart", "我用 Notion 记笔记",
+# "我听歌都用网易云音乐", "我一般在瑞幸买咖啡": the slot is the kind of thing (what it is used
+# for), the value the name. English names are capitalised (or carry digits); Chinese names are
+# bounded by the verb of the purpose that follows or by the end of the clause.
+EN_SVC_NAME = r"(?P<name>[A-Z0-9][\w'&+.-]*(?:\s+(?:&\s+)?[A-Z0-9][\w'&+.-]*){0,3})"
+EN_HABIT_ADV = (
+    r"(?:(?:always|usually|mostly|normally|generally|typically|now|still|just|only|also|all|"
+    r"mainly)\s+)*"
+)
+EN_USE_NEG = r"(?P<neg>(?:no longer|don't|do not|never)\s+)?"
+EN_USE_VERBS = (
+    "use|stream|listen|watch|read|buy|order|get|keep|store|save|back|do|book|take|track|manage|"
+    "write|bank|shop|pay|host|rent|play|learn|study|edit|sync|share|log|file|run|"
+    "send|print|grab"
+)
+EN_USE_AT = re.compile(
+    rf"\b(?:I|[Ww]e)\s+{EN_HABIT_ADV}{EN_USE_NEG}(?P<verb>{EN_USE_VERBS}|gets?|orders?)\b(?:\s+(?:up|to))?"
+    r"(?P<mid>(?:\s+[a-z][a-z'-]*){0,4}?)\s+(?:on|in|with|from|at|by|through|via|using)\s+"
+    rf"(?:the\s+)?{EN_SVC_NAME}"
+)
+EN_USE_FOR = re.compile(
+    rf"\b(?:I|[Ww]e)\s+{EN_HABIT_ADV}use\s+(?:the\s+)?{EN_SVC_NAME}(?:\s+(?:app|service))?\s+"
+    r"(?:for|to)\s+(?P<mid>[a-z][a-z' -]{1,40})"
+)
+EN_WHAT_USE = re.compile(
+    rf"{EN_SVC_NAME}\s+is\s+(?:what|the (?:app|service|tool|one))\s+(?:I|we)\s+use\s+for\s+"
+    r"(?P<mid>[a-z][a-z' -]{1,40})"
+)
+EN_COME_FROM = re.compile(
+    r"\b(?i:my|our)\s+(?P<mid>[a-z][a-z -]{1,30}?)\s+(?:now\s+)?(?:come|comes|are delivered|"
+    r"is delivered|get delivered|gets delivered|arrive|arrives)\s+(?:now\s+)?"
+    rf"(?:from|by|via|through)\s+(?:the\s+)?{EN_SVC_NAME}"
+)
+EN_VERB_THING = {"bank": "banking", "shop": "shopping", "fly": "flight", "see": ""}
+EN_MID_DROP = {
+    "my",
+    "our",
+    "the",
+    "a",
+    "an",
+    "all",
+    "most",
+    "some",
+    "their",
+    "his",
+    "her",
+    "of",
+    "delivered",
+    "shipped",
+    "sent",
+    "done",
+    "made",
+    "cut",
+    "cleaned",
+    "fixed",
+    "washed",
+    "brought",
+    "printed",
+    "stored",
+    "kept",
+    "online",
+    "usually",
+    "now",
+    "mostly",
+    "there",
+    "track",
+    "manage",
+    "keep",
+    "store",
+    "write",
+    "take",
+    "do",
+    "get",
+    "make",
+    "organize",
+    "organise",
+    "plan",
+    "log",
+    "sync",
+    "back",
+    "up",
+    "stream",
+    "listen",
+    "watch",
+    "read",
+    "for",
+    "to",
+    "it",
+    "them",
+    "stuff",
+    "things",
+}
+EN_NOT_NAME = re.compile(
+    r"^(?:I|The|A|An|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|"
+    r"March|April|May|June|July|August|September|October|November|December|Christmas|Easter)$"
+)
+
+
+def _place(name: str) -> bool:
+    return entity_type(name) in ("city", "country")
+
+
+def _en_usage(text: str) -> tuple[str, list[str]]:
+    for rx in (EN_USE_FOR, EN_WHAT_USE, EN_COME_FROM, EN_USE_AT):
+        for m in rx.finditer(text):
+            name = re.sub(r"[.'-]+$", "", m.group("name")).strip()
+            if not name or EN_NOT_NAME.match(name) or len(name) < 2 or _place(name):
+                continue
+            words = [w for w in re.findall(r"[a-z][a-z'-]*", m.group("mid").lower())]
+            words = [w for w in words if w not in EN_MID_DROP]
+            thing = " ".join(words[-2:])
+            if not thing and "verb" in m.groupdict():
+                verb = m.group("verb").lower()
+                thing = EN_VERB_THING.get(verb, "" if verb in ("use", "get", "gets") else verb)
+            thing = _en_thing(thing) if thing else ""
+            if thing:
+                neg = "neg" in m.groupdict() and m.group("neg")
+                return thing, [("!" if neg else "") + name]
+    return "", []
+
+
+ZH_USE_VERB = (
+    r"(?:同步|备份|管理|记录|存储|剪辑|处理|整理|预约|缴费|充值|打车|叫车|记账|听|看|存|记|写|管|"
+    r"做|买|点|订|叫|剪|修|洗|学|练|查|追|拍|发|收|付|交|寄|开|聊|传|背|读|玩|刷|找|约|租|充|缴|放|跑|打)"
+)
+ZH_HABIT = r"(?:一般|平时|都|主要|一直|通常|基本|经常|现在|目前|已经|也|还是|习惯|常|会)*"
+ZH_SVC_NAME = r"(?P<name>[A-Za-z0-9][\w.+&-]*(?:\s[A-Za-z0-9][\w.+&-]*){0,2}|[\u4e00-\u9fff]{2,8}?)"
+ZH_USE_OWNER = r"^(?:(?:我们|咱们|我|用户)(?:的)?(?:家里|家|公司|团队)?(?:的)?|家里|我家)?"
+# "我用 Notion 记笔记", "我们家一般用朴朴买菜"
+ZH_USE_THEN = re.compile(
+    rf"{ZH_USE_OWNER}{ZH_HABIT}(?:是)?(?:改)?用(?:的是)?\s*{ZH_SVC_NAME}\s*(?:来)?"
+    rf"(?P<verb>{ZH_USE_VERB})(?P<obj>[\u4e00-\u9fffA-Za-z]{{0,8}})(?:的)?$"
+)
+# "我听歌都用网易云音乐", "点外卖一般用饿了么", "周报我都是用飞书写的"
+ZH_PURPOSE_USE = re.compile(
+    rf"{ZH_USE_OWNER}(?P<verb>{ZH_USE_VERB})?(?P<obj>[\u4e00-\u9fff]{{1,6}}?)(?:我们|我|用户)?"
+    rf"{ZH_HABIT}(?:是)?(?:用|在)(?:的是)?\s*"
+    r"(?P<name>[A-Za-z0-9][\w.+&-]*(?:\s[A-Za-z0-9][\w.+&-]*){0,2}|[\u4e00-\u9fff]{2,8}?)"
+    rf"\s*(?P<verb2>{ZH_USE_VERB})?(?:的|了|啦|吧|上|里)*$"
+)
+# "我一般在瑞幸买咖啡", "我在乐刻健身", "照片都存在百度网盘里"
+ZH_AT_DO = re.compile(
+    rf"{ZH_USE_OWNER}{ZH_HABIT}在\s*{ZH_SVC_NAME}\s*"
+    r"(?P<act>(?:买|点|订|办|充|存|看|学|练)[\u4e00-\u9fff]{1,4}|健身|锻炼|理发|剪头发?|上课|游泳|"
+    r"看病|体检|洗牙|打球|做头发|美甲|做饭)(?:的)?$"
+)
+ZH_KEEP_IN = re.compile(
+    rf"{ZH_USE_OWNER}(?P<obj>[\u4e00-\u9fff]{{1,6}}?){ZH_HABIT}(?:是)?(?:存|放|保存|备份|同步)(?:在|到)\s*"
+    r"(?P<name>[A-Za-z0-9][\w.+&-]*(?:\s[A-Za-z0-9][\w.+&-]*){0,2}|[\u4e00-\u9fff]{2,8}?)"
+    r"(?:里面|里|上面|上)?(?:了|的)?$"
+)
+# names that are instruments, not services ("用手机拍照", "用电脑写")
+ZH_NOT_SERVICE = re.compile(
+    r"^(?:手机|电脑|笔记本|相机|平板|笔|纸|本子|微信|现金|钱|手|嘴|脑子|时间|这个|那个|它|他|她|用户|自己|"
+    r"英文|中文|英语|普通话|公司|家里|家)$"
+)
+
+
+def _zh_usage_thing(verb: str, obj: str) -> str:
+    obj = ZH_NAME_CUT.split(obj or "", maxsplit=1)[0]
+    obj = re.sub(r"^(?:来|去|的)", "", obj)
+    if len(obj) >= 2:
+        return obj
+    return (verb or "") + obj if obj else ""
+
+
+ZH_VERB_OBJ = re.compile(
+    rf"\s*(?:来)?(?P<verb>{ZH_USE_VERB})(?P<obj>[\u4e00-\u9fffA-Za-z]{{0,8}}?)(?:的)?$"
+)
+
+
+def _zh_split_name(rest: str) -> tuple[str, str, str]:
+    """("有道云笔记", "管", "待办") from "有道云笔记管待办": the shortest name (>= 2 characters)
+    after which a verb starts an object that does not itself start with a verb."""
+    latin = re.match(r"[A-Za-z0-9][\w.+&-]*(?:\s[A-Za-z0-9][\w.+&-]*){0,2}", rest)
+    if latin:
+        m = ZH_VERB_OBJ.match(rest, latin.end())
+        return (latin.group(0), m.group("verb"), m.group("obj")) if m else ("", "", "")
+    for k in range(2, min(9, len(rest))):
+        m = ZH_VERB_OBJ.match(rest, k)
+        if m and not re.match(ZH_USE_VERB, m.group("obj")):
+            return rest[:k], m.group("verb"), m.group("obj")
+    return "", "", ""
+
+
+def _zh_usage(text: str) -> tuple[str, list[str]]:
+    for clause in re.split(r"[，,；;。！!]", text):
+        clause = clause.strip()
+        if not clause:
+            continue
+        found = []
+        m = ZH_USE_THEN.match(clause)
+        if m:
+            name, verb, obj = _zh_split_name(m.group("name") + clause[m.end("name") :])
+            if name:
+                found.append((name, _zh_usage_thing(verb, obj)))
+        m = ZH_AT_DO.match(clause)
+        if m:
+            act = m.group("act")
+            obj = act[1:] if act[0] in "买点订办充存看学练" and len(act) > 2 else act
+            found.append((m.group("name"), obj))
+        m = ZH_KEEP_IN.match(clause)
+        if m:
+            found.append((m.group("name"), m.group("obj")))
+        m = ZH_PURPOSE_USE.match(clause)
+        if m and (m.group("verb") or m.group("verb2")):
+            verb = m.group("verb") or ""
+            found.append((m.group("name"), _zh_usage_thing(verb, m.group("obj"))))
+        for name, thing in found:
+            name = name.strip()
+            thing = _zh_thing(thing) if thing else ""
+            if not name or not thing or ZH_NOT_SERVICE.match(name) or "用户" in thing:
+                continue
+            if re.search(r"[是在用的]", name) and not name.isascii():
+                continue
+            return thing, [name]
+    return "", []
+
+
+def _usage_claims(text: str, styles: list[str]) -> bool:
+    """The statement's slot is a habitual-use slot (no lexicon topic claims it first)."""
+    u_slot = usage_slot(text)[0]
+    return bool(u_slot) and derive_slot(text, "preference", styles)[0] == u_slot
+
+
+def normalize_thing(thing: str) -> str:
+    """Canonical noun of a generic thing slot: synonyms and word forms ("云盘" -> "网盘",
+    "groceries" -> "grocery", "notes app" -> "笔记")."""
+    t = thing.strip().lower()
+    if t in THING_SYNONYMS:
+        return THING_SYNONYMS[t]
+    if t.isascii():
+        words = t.split()
+        if words:
+            words[-1] = _singular(words[-1])
+            t = " ".join(words)
+    return THING_SYNONYMS.get(t, t)
+
+
+def usage_slot(text: str) -> tuple[str, list[str]]:
+    """("thing:<what it is used for>", [name]) for a statement of habitual use of a named
+    service, tool or brand; ("", []) otherwise."""
+    thing, values = _zh_usage(text) if CJK.search(text) else _en_usage(text)
+    if not thing or not values:
+        return "", []
+    return f"thing:{normalize_thing(thing)}", values
 
 
 # Lexicon slots too broad to tell two things apart ("brand" of an unknown device) give way to
@@ -1597,7 +2028,13 @@ def derive_slot(text: str, category: str, styles: list[str]) -> tuple[str, list[
     slot, values, entities = _lexicon_slot(text, category, styles)
     if styles:
         return slot, values, entities
-    if not slot or (slot in GENERIC_OVERRIDES and (not values or slot in ("brand", "device"))):
+    if not slot or slot in GENERIC_OVERRIDES or not values:
+        u_slot, u_values = usage_slot(text)
+        if u_slot:
+            return u_slot, u_values, entities
+    if not slot or (
+        slot in GENERIC_OVERRIDES and (not values or slot in ("brand", "device", "tool"))
+    ):
         g_slot, g_values = generic_slot(text)
         if g_slot:
             return g_slot, g_values, entities

@@ -29,7 +29,7 @@ def cands(*texts):
         (
             "Our internet is with Comcast.",
             "We moved our internet to Sonic last month.",
-            "thing:internet",
+            "thing:宽带",  # synonyms share one slot: internet / broadband / 宽带
         ),
         (
             "My podcast app is Overcast.",
