@@ -390,14 +390,10 @@ def observations_propose_fusions(*, actor: Actor, limit: int = 20) -> int:
         return 0
     import json
 
-    from openai import OpenAI, OpenAIError
+    from openai import OpenAIError
 
-    client = OpenAI(
-        api_key=settings.OPENAI_API_KEY,
-        base_url=settings.OPENAI_BASE_URL or None,
-        timeout=30,
-        max_retries=1,
-    )
+    from memory.llm import chat_json
+
     pending = (
         Observation.objects.filter(
             status=Observation.Status.PENDING, kind=Observation.Kind.CONFLICT
@@ -414,32 +410,24 @@ def observations_propose_fusions(*, actor: Actor, limit: int = 20) -> int:
             continue
         older, newer = related[0], observation.memory
         try:
-            response = client.chat.completions.create(
-                model=settings.ENGRAM_LLM_MODEL,
-                temperature=0,
-                response_format={"type": "json_object"},
-                messages=[
-                    {"role": "system", "content": FUSION_PROMPT},
+            payload = chat_json(
+                system=FUSION_PROMPT,
+                user=json.dumps(
                     {
-                        "role": "user",
-                        "content": json.dumps(
-                            {
-                                "older": {
-                                    "content": older.content,
-                                    "date": older.observed_at.date().isoformat(),
-                                },
-                                "newer": {
-                                    "content": newer.content,
-                                    "date": newer.observed_at.date().isoformat(),
-                                    "confidence": newer.confidence,
-                                },
-                            },
-                            ensure_ascii=False,
-                        ),
+                        "older": {
+                            "content": older.content,
+                            "date": older.observed_at.date().isoformat(),
+                        },
+                        "newer": {
+                            "content": newer.content,
+                            "date": newer.observed_at.date().isoformat(),
+                            "confidence": newer.confidence,
+                        },
                     },
-                ],
+                    ensure_ascii=False,
+                ),
             )
-            content = json.loads(response.choices[0].message.content or "{}").get("content", "")
+            content = payload.get("content", "")
         except (OpenAIError, ValueError, AttributeError):
             logger.warning(
                 "fusion proposal failed for observation %s", observation.pk, exc_info=True

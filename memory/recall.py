@@ -34,6 +34,7 @@ from core.tokens import count_tokens
 from memory import aliases, textsearch
 from memory.embeddings import get_embedder
 from memory.extraction.lexicon import ENTITIES, TASK_TOPICS
+from memory.llm import llm_configured, rewrite_query
 from memory.models import Memory, Subject
 
 RECALLABLE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.NEEDS_REVIEW)
@@ -223,6 +224,7 @@ class RecallResult:
     token_count: int
     timings_ms: dict[str, float]
     query_entities: list[str]
+    rewritten_query: str = ""
 
     @property
     def total_ms(self) -> float:
@@ -309,8 +311,22 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
     if subject is None:
         return RecallResult(route, language, weights, [], [], "", 0, timings, query_entities)
 
+    # Optional LLM rewrite: widens the search (embedding, keywords, entities); routing, the
+    # date logic and the context language still follow the query as the agent sent it.
+    search_text, rewritten = params.query, ""
+    if settings.ENGRAM_RECALL_QUERY_REWRITE and llm_configured():
+        mark = time.perf_counter()
+        rewrite = rewrite_query(params.query)
+        timings["rewrite"] = _ms(mark)
+        if rewrite is not None:
+            rewritten = rewrite[0]
+            search_text = f"{params.query}\n{rewritten}"
+            query_entities = aliases.normalize_entities(
+                [*query_entities, *aliases.find_entities(rewritten), *rewrite[1]]
+            )
+
     mark = time.perf_counter()
-    query_vector = get_embedder().embed([params.query])[0].tolist()
+    query_vector = get_embedder().embed([search_text])[0].tolist()
     timings["embed"] = _ms(mark)
 
     mark = time.perf_counter()
@@ -328,7 +344,7 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
 
     mark = time.perf_counter()
     keyword: dict[int, float] = {}
-    terms = textsearch.search_query_terms(params.query)
+    terms = textsearch.search_query_terms(search_text)
     if terms:
         tsquery = SearchQuery(textsearch.build_tsquery(terms), search_type="raw", config="simple")
         for memory in (
@@ -397,7 +413,16 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
     selected, context, tokens = _select_within_budget(scored, params, language, plan_query)
     timings["score"] = _ms(mark)
     return RecallResult(
-        route, language, weights, scored, selected, context, tokens, timings, query_entities
+        route,
+        language,
+        weights,
+        scored,
+        selected,
+        context,
+        tokens,
+        timings,
+        query_entities,
+        rewritten,
     )
 
 
@@ -612,6 +637,7 @@ def recall_trace_payload(
             "weights": result.weights,
             "as_of": params.as_of.isoformat() if params.as_of else None,
             "query_entities": result.query_entities,
+            "rewritten_query": result.rewritten_query,
             "language": result.language,
         },
         "candidates": trace_candidates(result),

@@ -1,8 +1,10 @@
-"""Rolling session summaries through an OpenAI-compatible chat model (optional)."""
+"""Rolling session summaries through the optional OpenAI-compatible chat model."""
 
 from typing import Any
 
 from django.conf import settings
+
+from memory.llm import llm_client
 
 SUMMARY_PROMPT = (
     "Summarise the earlier part of this conversation for an assistant that continues it. "
@@ -12,16 +14,8 @@ SUMMARY_PROMPT = (
 
 
 def llm_summary(events: list[Any], *, max_tokens: int) -> str:
-    from openai import OpenAI
-
-    client = OpenAI(
-        api_key=settings.OPENAI_API_KEY,
-        base_url=settings.OPENAI_BASE_URL or None,
-        timeout=20,
-        max_retries=1,
-    )
     transcript = "\n".join(f"{event.role}: {event.content}" for event in events)
-    response = client.chat.completions.create(
+    response = llm_client(timeout=20).chat.completions.create(
         model=settings.ENGRAM_LLM_MODEL,
         messages=[
             {"role": "system", "content": SUMMARY_PROMPT.format(max_tokens=max_tokens)},
