@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -69,7 +70,12 @@ def idle_days(memory: Memory, now: dt.datetime) -> float:
 def effective_importance(memory: Memory, now: dt.datetime) -> float:
     if memory.pinned or is_key_attribute(memory):
         return float(memory.importance)
-    half_life = memory.decay_rate or settings.ENGRAM_DECAY_HALF_LIFE_DAYS.get(memory.category, 180)
+    if memory.decay_rate:  # a per-memory rate per day overrides the defaults
+        half_life = math.log(2) / memory.decay_rate
+    elif memory.kind == Memory.Kind.EPISODIC:  # things that happened stay worth keeping longer
+        half_life = settings.ENGRAM_DECAY_HALF_LIFE_DAYS["episodic"]
+    else:
+        half_life = settings.ENGRAM_DECAY_HALF_LIFE_DAYS.get(memory.category, 180)
     return float(memory.importance) * 0.5 ** (idle_days(memory, now) / half_life)
 
 
@@ -105,6 +111,7 @@ def _decay_candidates(now: dt.datetime) -> Iterator[tuple[str, Memory]]:
     order of strength: finished plans, purge, then the two archive rules."""
     columns = (
         "id",
+        "kind",
         "subject_id",
         "tenant_id",
         "category",

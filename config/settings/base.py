@@ -209,6 +209,7 @@ ENGRAM_DECAY_HALF_LIFE_DAYS = {
     "preference": env_int("ENGRAM_HALF_LIFE_PREFERENCE", 240, minimum=1),
     "profile": env_int("ENGRAM_HALF_LIFE_PROFILE", 365, minimum=1),
     "decision": env_int("ENGRAM_HALF_LIFE_DECISION", 540, minimum=1),
+    "episodic": env_int("ENGRAM_HALF_LIFE_EPISODIC", 365, minimum=1),
 }
 
 # Encryption at rest of raw event content: comma-separated Fernet keys, first one encrypts.

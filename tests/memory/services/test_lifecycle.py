@@ -211,3 +211,28 @@ def test_recall_as_of_answers_from_what_was_valid_then(cast):
     ).json()
     assert "Wednesday" in now["context"] and "Monday" not in now["context"]
     assert "Monday" in then["context"] and "Wednesday" not in then["context"]
+
+
+def test_episodic_memories_and_per_memory_rates_use_their_own_half_life(subject):
+    from memory.lifecycle import effective_importance
+
+    with at(0):
+        fact = make_memory(subject, "The user likes kites", importance=0.8, category="fact")
+        episode = make_memory(
+            subject,
+            "The user ran a marathon on 2026-01-01",
+            importance=0.8,
+            category="fact",
+            kind="episodic",
+        )
+        fast = make_memory(
+            subject,
+            "The user is in Lisbon this week",
+            importance=0.8,
+            category="fact",
+            decay_rate=0.1,
+        )
+    now = START + dt.timedelta(days=180)
+    assert round(effective_importance(fact, now), 2) == 0.4  # fact half-life 180 days
+    assert effective_importance(episode, now) > 0.5  # episodic half-life 365 days
+    assert effective_importance(fast, now) < 0.01  # 0.1 per day: half-life ~7 days
