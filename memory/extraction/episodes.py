@@ -645,6 +645,40 @@ def _past_time(text: str) -> bool:
     return False
 
 
+# A dateless but anchored past ("那天", "that day") with a concrete place and a notable action
+# ("那天我们在外滩拍了好多照片") is an episode without a date.
+VAGUE_PAST = re.compile(
+    r"那天|那次|那晚|那个周末|那会儿|当时|当天|\bthat (?:day|night|time|weekend|evening)\b|"
+    r"\bback then\b",
+    re.IGNORECASE,
+)
+ZH_PLACE_ACT = re.compile(
+    r"在[\u4e00-\u9fffA-Za-z]{2,8}?(?:拍了|玩了|看了|逛了|爬了|住了|待了|吃了|骑了|跑了|办了|举办了|"
+    r"参加了|见了|遇到了?|认识了?|放了|野餐|露营|徒步)|去了[\u4e00-\u9fffA-Za-z]{2,8}"
+)
+EN_PLACE_ACT = re.compile(
+    r"\b(?:at|in|to)\s+(?:the\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*", re.UNICODE
+)
+
+
+def _vague_anchor(sentence: str) -> bool:
+    if not VAGUE_PAST.search(sentence):
+        return False
+    if CJK.search(sentence):
+        return bool(ZH_PLACE_ACT.search(sentence))
+    return bool(EN_PLACE_ACT.search(sentence))
+
+
+def is_episode(sentence: str) -> bool:
+    """The sentence reports a past event of the user or their people (the rules extractor
+    leaves such sentences to the episodes unless they also state a standing preference)."""
+    s = (sentence or "").strip()
+    if len(s) < 4:
+        return False
+    has_time = bool(find_times(s)) or _vague_anchor(s)
+    return _is_event(s, has_time)[0]
+
+
 def _is_event(sentence: str, has_time: bool) -> tuple[bool, str]:
     """(is an episode, language of the event) for one sentence."""
     if _rules()._is_question(sentence) or re.search(r"[？?]", sentence):
@@ -747,6 +781,7 @@ def _rewrite_zh(text: str, lean: bool = False) -> str:
             break
         stripped = re.sub(r"^[（(][^）)]*[）)]", "", stripped[m[1] :].lstrip())
         stripped = re.sub(r"^(?:那天|当天|那时候?|那会儿?)", "", stripped).lstrip("，, ")
+    stripped = re.sub(r"^(?:那天|那次|那晚|当天|当时|那时候?|那会儿?)[，,\s]*", "", stripped)
     if stripped.startswith("用户"):
         return text
     if ZH_KIN.match(stripped):
@@ -830,7 +865,7 @@ def episodes_for_turn(turn: Turn, index: int, covered: set[str]) -> list[Candida
         if len(sentence) < 4 or rules.contains_pii(sentence):
             prev_event = False
             continue
-        has_time = bool(find_times(sentence))
+        has_time = bool(find_times(sentence)) or _vague_anchor(sentence)
         ok, lang = _is_event(sentence, has_time)
         leaning = prev_event and bool(PRONOUN_LEAN.search(sentence))
         if not ok:

@@ -592,7 +592,8 @@ FIRM_EN = [
     r"\bwe chose\b",
     r"\b(?:moved|migrated) (?:over |everything )?to\b",
     r"(?<!to )(?<!'ll )(?<!will )(?<!might )\bswitched\b",
-    r"\b(?:moved|transferred) (?:my|our) [a-z ]{2,30} to\b",
+    r"\b(?:moved|transferred|migrated|switched) (?:(?:all|both|most|some)(?: of)? )?(?:my|our) "
+    r"[a-z ]{2,30} (?:over )?to\b",
 ]
 # Statements of a change (rules.CHANGE_RE): the new state replaces an old one. Hedges still win
 # ("可能要换了" stays tentative); intentions ("想换", "打算改") are guarded by the lookbehinds.
@@ -666,6 +667,10 @@ SAFETY = [
 ]
 
 # Category of a statement recognised only through its slot ("我吃素的" -> diet -> preference).
+# Names that end in a question particle or hold a question word ("饿了么"): masked before a
+# sentence is tested for being a question.
+QUESTION_LIKE_NAMES = ("饿了么", "什么值得买")
+
 SLOT_CATEGORY = {
     "diet": "preference",
     "food": "preference",

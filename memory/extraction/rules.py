@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from memory.aliases import entity_type, find_entity_spans, normalize_entities
 from memory.extraction.base import Candidate, ExtractionResult, Turn
-from memory.extraction.episodes import episodes_for_turn
+from memory.extraction.episodes import episodes_for_turn, is_episode
 from memory.extraction.lexicon import (
     CHANGE_EN,
     CHANGE_ZH,
@@ -40,6 +40,7 @@ from memory.extraction.lexicon import (
     FIRM_ZH,
     HEDGES_EN,
     HEDGES_ZH,
+    QUESTION_LIKE_NAMES,
     SAFETY,
     SLOT_CATEGORY,
     STYLE_ATOMS,
@@ -273,6 +274,15 @@ DEICTIC = re.compile(
 )
 
 
+# A recent habit of the user's: a fact about them now, not an episode.
+RECENT_HABIT = re.compile(
+    r"\bI(?:'ve| have) been (?:\w+ly\s+)?(?!told\b|asked\b|thinking about you)[a-z]+(?:ing)\b"
+    r"(?=.*\b(?:lately|recently|these days|a lot|for (?:weeks|months)|more and more)\b)|"
+    r"我(?:最近|这段时间|这阵子|近来)(?:一直|经常|常常|每天|天天|老是)?在?"
+    r"(?:学|练|读|看|追|玩|跑|听|写|弹|画|做)[\u4e00-\u9fffA-Za-z]",
+    re.IGNORECASE,
+)
+RECENT_NEG = re.compile(r"什么|没心思|没空|没时间|不想|\bnot\b|n't\b", re.IGNORECASE)
 # A sentence that opens with a standing marker is an instruction for the future even when it
 # has no first person ("以后写周报先放结论", "From now on, reply in English").
 STANDING_LEAD = re.compile(
@@ -311,6 +321,15 @@ def standing_obj(body: str) -> bool:
             re.IGNORECASE,
         )
     )
+
+
+REASON_SPLIT = re.compile(r"\b(?:because|since|cause|'cause|as it|as they)\b|因为|由于", re.I)
+
+
+def _main_clause(body: str) -> str:
+    """The statement without its reason ("I prefer acrylic because it dries fast" -> "I prefer
+    acrylic"): a pronoun inside the reason does not make it a remark about the reply."""
+    return REASON_SPLIT.split(body, maxsplit=1)[0]
 
 
 def _short_remark(body: str) -> bool:
@@ -517,6 +536,7 @@ def _negated(text: str, start: int, end: int) -> bool:
 
 # ---- rewriting -----------------------------------------------------------------------------
 ZH_PRONOUNS = [
+    (re.compile(r"(?:我们|咱们)(?:的)?组(?![长员织建合成])"), "用户的小组"),
     (re.compile(r"(?:我们|咱们|我)家(?!人|乡)"), "用户家"),
     (
         re.compile(
@@ -882,6 +902,12 @@ EN_WHAT_USE_BODY = re.compile(
 )
 
 
+ZH_OWNED_LEAD = re.compile(
+    r"^(孩子|小孩|宝宝|女儿|闺女|儿子|老婆|媳妇|妻子|太太|老公|丈夫|爸妈|父母|爸爸|妈妈|"
+    r"家里|家|公司|单位)的"
+)
+
+
 def _thing_words(slot: str) -> str:
     return slot.split(":", 1)[1] if slot.startswith("thing:") else ""
 
@@ -896,6 +922,14 @@ def _naturalize(body: str, lang: str, slot: str) -> str:
         if m and not TIME_RE.search(m.group("topic")) and _zh_thing(m.group("topic")):
             # topic first: "网盘用户已经改用…" -> "用户的网盘已经改用…"
             return "用户的" + m.group("topic").strip() + m.group("rest")
+        owned = ZH_OWNED_LEAD.match(body)
+        if owned:  # "孩子的英语家教是…" -> "用户的孩子的英语家教是…", "家里的…" -> "用户家的…"
+            who = owned.group(1)
+            if who in ("家里", "家"):
+                return "用户家的" + body[owned.end() :]
+            if who in ("公司", "单位"):
+                return f"用户{who}的" + body[owned.end() :]
+            return "用户的" + body
         lead = ZH_TIME_LEAD.match(body)
         rest = body[lead.end() :] if lead else body
         if thing and (rest.startswith(thing) or (len(thing) >= 2 and rest[:6].find(thing) == 0)):
@@ -910,6 +944,9 @@ def _naturalize(body: str, lang: str, slot: str) -> str:
     m = EN_WHAT_USE_BODY.match(body)
     if m:
         return f"{m.group('who')} uses {m.group('name')} for {m.group('rest')}"
+    owned = re.match(rf"^(?:the|our|my)\s+({EN_POSS})\s+", body, re.IGNORECASE)
+    if owned:  # "The kids' pediatrician is…" -> "the user's kids' pediatrician is…"
+        return "the user's " + body[owned.start(1) :]
     lead = EN_STANDING_LEAD.match(body)
     rest = lead.group("rest") if lead else body
     if thing:
@@ -975,11 +1012,39 @@ def _core(c: str) -> str:
     return re.sub(r"[，,：:、。.!！?？；;…\s]+$", "", c.strip())
 
 
+QUESTION_NAME_RE = re.compile("|".join(re.escape(n) for n in QUESTION_LIKE_NAMES))
+
+
 def _is_question(s: str) -> bool:
-    s = s.strip()
+    # a name ending in a particle ("饿了么") or holding a question word is not a question
+    s = QUESTION_NAME_RE.sub("X", s.strip())
     return bool(QUESTION_END.search(s)) or (
         bool(QUESTION_START.match(s)) and not re.search(r"[。.!！]$", s) and _lang(s) == "en"
     )
+
+
+# A standing taste of the user stated inside a story ("…，我一直很喜欢这家店"): kept as a
+# preference even when the sentence is an episode.
+SELF_PREF = re.compile(
+    r"(?:^|[，,。；;\s])(?:我|咱)(?:们)?(?:家)?(?:一直|很|特别|最|也|还是|比较|真的|挺|超|更|都)*"
+    r"(?:喜欢|爱吃|爱喝|偏好|讨厌|不吃|不喝|吃不了|受不了|不喜欢)|"
+    r"\bI (?:(?:really|still|also|much|always|absolutely) )*(?:prefer|like|love|hate|enjoy|"
+    r"don't like|can't stand)\b",
+    re.IGNORECASE,
+)
+
+
+def _episode_only(hit: Hit, sentence: str) -> bool:
+    """A hit that merely restates a past event (no value of a slot, no standing instruction,
+    no taste of the user's own): the episode carries it, the semantic copy would duplicate it
+    ("用户要求：上周六带她去了动物园")."""
+    if hit.category not in ("preference", "profile", "fact") or hit.values:
+        return False
+    if hit.kind == "procedural" and STANDING_RE.search(sentence):
+        return False
+    if STANDING_RE.search(sentence) or SELF_PREF.search(sentence):
+        return False
+    return is_episode(sentence)
 
 
 class RuleExtractor:
@@ -1011,6 +1076,8 @@ class RuleExtractor:
         hits: list[Hit] = []
         for sentence in split_sentences(text):
             hit = self._sentence(sentence, lang, prev_asst)
+            if hit and _episode_only(hit, sentence):
+                continue  # a past event: the episodes extractor records it (with its date)
             if hit:
                 hits.append(hit)
         if not hits and prev_reply:
@@ -1088,6 +1155,12 @@ class RuleExtractor:
             category, (body, right_text) = "correction", corr
         elif DECISION_RE.search(signal):
             category = "decision"
+        elif (
+            RECENT_HABIT.search(body)
+            and not RECENT_NEG.search(body)
+            and not (PREF_POS.search(body) or PREF_NEG.search(body) or styles)
+        ):
+            category = "fact"  # "I've been reading a lot lately", "我最近一直在练书法"
         elif PLAN_RE.search(body) and (
             TIME_RE.search(body) or re.search(r"目标|goal|target|计划|plan", body, re.IGNORECASE)
         ):
@@ -1165,7 +1238,7 @@ class RuleExtractor:
             and not slot
             and not ents
             and not standing_obj(body)
-            and DEICTIC.search(body)
+            and DEICTIC.search(_main_clause(body))
             and _short_remark(body)
         ):
             return None  # "I love this answer", "这个挺好" — about the current reply, not a taste
@@ -1424,16 +1497,17 @@ ZH_CHANGE_VERB = (
     r"调整为|调整到|变成)"
 )
 ZH_OWNER = re.compile(
-    r"^(?:(?:我们|咱们|我|咱|用户)(?:的)?(?:家里|家|小区|公司|单位|团队)?(?:的)?)|"
+    r"^(?:(?:我们|咱们|我|咱|用户)(?:的)?(?:家里|家|小区|公司|单位|团队|小组|组里|组|部门)?(?:的)?)|"
     r"^(?:家里|家|小区|公司)(?:的)?|^用户的团队"
 )
 ZH_THING_LEAD = re.compile(
     r"^(?:跟你说一下|对了|另外|还有|现在|目前|以后|今后|之后|从[^，,]{0,6}(?:开始|起)|已经|已|也|都|"
-    r"正式|固定|全部|一直|平时|主要|可能|也许|或许|说不定|大概|新的?|在用的|常用的|用的|"
-    r"(?:我们|咱们|我|用户)(?:的)?(?:家里|家|小区|公司)?(?:的)?)+"
+    r"正式|固定|全部(?:的)?|所有(?:的)?|这些|那些|把|统一|一直|平时|主要|可能|也许|或许|说不定|大概|"
+    r"新的?|在用的|常用的|用的|"
+    r"(?:我们|咱们|我|用户)(?:的)?(?:家里|家|小区|公司|小组|组里|组|部门)?(?:的)?)+"
 )
 ZH_THING_TAIL = re.compile(
-    r"(?:我们|我|用户|已经|已|现在|目前|以后|正式|固定|全部|都|也|说不定|可能|也许|或许|"
+    r"(?:我们|我|用户|已经|已|现在|目前|以后|今后|统一|一律|正式|固定|全部|都|也|说不定|可能|也许|或许|"
     r"要|会|得|打算|准备|想|定了|换了|改了|变了|调整了|的时间|时间|的日子|日子|的安排|安排)+$"
 )
 ZH_NAME_CUT = re.compile(r"[了的吧啦呢来去买带用做那这和跟给，,。；;！!？?（(]|不错|挺好|比较|更")
@@ -1443,6 +1517,13 @@ ZH_SCHED = re.compile(
     r"(?:[、和及与跟或]?(?:周|星期|礼拜)?[一二三四五六日天])*"
     r"(?:上午|下午|中午|晚上|早上|早晨|傍晚)?(?:[零一二两三四五六七八九十\d]{1,3}(?:点|:|：)(?:半|\d{2})?)?"
 )
+# A family member / household / workplace the user talks about owns the thing: "孩子的英语家教是…",
+# "家里的宽带是…" are facts about the user's world even without "我".
+ZH_KIN = (
+    r"(?:孩子|小孩|宝宝|女儿|闺女|儿子|老婆|媳妇|妻子|太太|老公|丈夫|爸妈|父母|爸爸|妈妈|爸|妈|"
+    r"爷爷|奶奶|外公|外婆|姥姥|姥爷|公公|婆婆)"
+)
+ZH_POSSESSED = re.compile(rf"^(?:我(?:们)?(?:家)?(?:的)?)?{ZH_KIN}的|^(?:家里|公司|单位|小区)的")
 ZH_ACT_LEAD = re.compile(r"^(?:我|用户)?(?:都|会|要|得)?(?:有|去|来|上|学|练|打|做|参加|报)*")
 EN_TITLE = r"(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+"
 EN_NAME = re.compile(rf"(?:{EN_TITLE})?[A-Z][\w'&+-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w'&+-]*)*")
@@ -1492,6 +1573,7 @@ EN_STOP = {
     "officially",
     "finally",
     "all",
+    "over",
 }
 EN_VERBS = {
     "comes",
@@ -1535,8 +1617,16 @@ EN_SCHED = re.compile(
     re.IGNORECASE,
 )
 EN_NP = r"[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}"
+# A family member / the household owns the thing ("the kids' pediatrician", "my wife's dentist").
+EN_POSS = (
+    r"(?:kids'|kid's|children's|child's|son's|daughter's|wife's|husband's|partner's|family's|"
+    r"mom's|dad's|mother's|father's|parents'|baby's|girlfriend's|boyfriend's|household's)"
+)
+EN_POSS_CANON = {"kids": "kid", "children": "kid", "child": "kid", "mother": "mom",
+                 "father": "dad", "parents": "parent"}  # fmt: skip
 EN_IS = re.compile(
-    rf"\b(?i:my|our|the user's(?: team's)?|the user's team)\s+(?P<x>{EN_NP})\s+(?:is|are)\s+"
+    rf"\b(?:(?i:my|our|the user's(?: team's)?|the user's team)\s+|"
+    rf"(?i:the|my|our|the user's)\s+(?P<owner>(?i:{EN_POSS}))\s+)(?P<x>{EN_NP})\s+(?:is|are)\s+"
     r"(?:now\s+|still\s+|officially\s+)?(?:with\s+|at\s+|called\s+|named\s+|on\s+)?(?P<y>.+)$"
 )
 EN_IS_REV = re.compile(
@@ -1545,7 +1635,9 @@ EN_IS_REV = re.compile(
 )
 EN_CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|mov(?:ed|ing)|migrat(?:ed|ing)|transferr(?:ed|ing)|"
-    r"swapp(?:ed|ing))\s+(?:over\s+|everything\s+)?(?:my|our|the user's|the)\s+"
+    r"swapp(?:ed|ing))\s+(?:over\s+|everything\s+)?"
+    r"(?:(?:all|both|most|some)(?:\s+of)?\s+(?:(?:my|our|the user's|the)\s+)?|"
+    r"(?:my|our|the user's|the)\s+)"
     rf"(?P<x>{EN_NP})\s+(?:over\s+)?(?:to|for)\s+(?P<y>.+)$",
     re.IGNORECASE,
 )
@@ -1674,6 +1766,30 @@ def _contentful(thing: str) -> bool:
     return any(not p.flag.startswith(_FUNCTION_POS) for p in posseg.cut(thing))
 
 
+_NOT_IN_NP = ("d", "f", "t", "r", "p", "zg", "c", "ul", "y", "q", "m", "e", "o")
+
+
+def well_formed_thing(thing: str) -> bool:
+    """A noun phrase fit to name a slot: its head (last word) is a noun and no word of it is an
+    adverb, time word, pronoun, preposition or particle ("组开", "开会统一" are not)."""
+    if not thing:
+        return False
+    if thing.isascii():
+        return True
+    from jieba import posseg
+
+    _get_jieba()
+    words = [p for p in posseg.cut(thing) if p.word.strip() and p.word != "的"]
+    if not words:
+        return False
+    if any(p.flag.startswith(_NOT_IN_NP) and not p.flag.startswith("uj") for p in words):
+        return False
+    if len(words) > 1 and words[0].flag == "v" and len(words[0].word) == 1:
+        return False  # verb + object ("开视频"), not a noun phrase
+    head = words[-1]
+    return head.flag.startswith("n") or head.flag == "eng"
+
+
 def _zh_generic(text: str) -> tuple[str, list[str]]:
     clauses = [c for c in re.split(r"[，,；;。！!]", text) if c.strip()]
     for i, clause in enumerate(clauses):
@@ -1701,7 +1817,9 @@ def _zh_generic(text: str) -> tuple[str, list[str]]:
                 thing = _zh_thing(re.sub(r"(?:换|改|变)(?:人)?了$", "", clauses[i - 1].strip()))
                 if thing and values:
                     return thing, values
-            if pos < 1 or not (ZH_OWNER.match(x) or re.match(r"^新的?", x)):
+            if pos < 1 or not (
+                ZH_OWNER.match(x) or ZH_POSSESSED.match(x) or re.match(r"^新的?", x)
+            ):
                 continue
             thing = _zh_thing(x)
             if thing and values:
@@ -1736,6 +1854,10 @@ def _en_generic(text: str) -> tuple[str, list[str]]:
         m = rx.search(text)
         if m:
             thing, values = _en_thing(m.group("x")), _en_values(m.group("y"))
+            owner = m.groupdict().get("owner")
+            if thing and owner:
+                o = re.sub(r"'s?$", "", owner.lower())
+                thing = f"{EN_POSS_CANON.get(o, o)}'s {thing}"
             if thing and values:
                 return thing, values
     for clause in re.split(r"[,;:.!?]\s+|\s+-\s+", text):
@@ -2036,7 +2158,9 @@ def derive_slot(text: str, category: str, styles: list[str]) -> tuple[str, list[
         slot in GENERIC_OVERRIDES and (not values or slot in ("brand", "device", "tool"))
     ):
         g_slot, g_values = generic_slot(text)
-        if g_slot:
+        # a lexicon slot with a value gives way only to a well-formed noun phrase ("网盘"), not
+        # to a fragment of a colloquial phrase ("组开", "开会统一")
+        if g_slot and (not slot or not values or well_formed_thing(_thing_words(g_slot))):
             return g_slot, g_values, entities
     return slot, values, entities
 
