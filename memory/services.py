@@ -332,19 +332,27 @@ def events_extract(
             extraction = extractor.extract(turns, new_from=len(context))
             candidates = [c for c in extraction.candidates if 0 <= c.source_index < len(turns)]
             embeddings = _embed([c.content for c in candidates])
-            for candidate, vector in zip(candidates, embeddings, strict=True):
-                source = all_events[candidate.source_index]
-                results.append(
-                    memory_ingest(
-                        subject=subject,
-                        candidate=candidate,
-                        occurred_at=source.occurred_at,
-                        source_event=source,
-                        actor=actor,
-                        embedding=vector,
-                    )
-                )
-            _finish_events(group, Event.ExtractionStatus.DONE, extractor.name, extraction.usage)
+            # One transaction (one commit) for the whole group: each memory_ingest runs in a
+            # savepoint, so an invalid candidate is skipped without losing the others.
+            with transaction.atomic():
+                for candidate, vector in zip(candidates, embeddings, strict=True):
+                    source = all_events[candidate.source_index]
+                    try:
+                        result = memory_ingest(
+                            subject=subject,
+                            candidate=candidate,
+                            occurred_at=source.occurred_at,
+                            source_event=source,
+                            actor=actor,
+                            embedding=vector,
+                        )
+                    except SubjectPaused:
+                        raise
+                    except ApplicationError as exc:
+                        logger.warning("skipped an invalid candidate: %s", exc.message)
+                        continue
+                    results.append(result)
+                _finish_events(group, Event.ExtractionStatus.DONE, extractor.name, extraction.usage)
         except ExtractionError as exc:
             logger.warning("extraction failed for events %s: %s", [e.pk for e in group], exc)
             _finish_events(group, Event.ExtractionStatus.FAILED, extractor.name, error=str(exc))
