@@ -11,10 +11,11 @@ Algorithm of `decide(candidate, occurred_at, existing, similarity)`:
 2. Relate the candidate to every existing memory:
    a. Slot relation (when both have a slot and the slots are compatible — equal, or one is the
       unqualified form of the other, "meeting" ~ "meeting:产品部"): compare `values`:
-      - values are grouped by type (weekday, clock time, amount, style group, negated "!x",
-        name). Some shared type with disjoint values -> CONFLICT; an item stated positively
-        in one and negated ("!x") in the other -> CONFLICT. In list-like slots (allergy, food,
-        tools... MULTI_VALUE_SLOTS) disjoint names are unrelated, not a conflict.
+      - values are grouped by type (weekday, clock time, calendar date "MM-DD", amount, style
+        group, negated "!x", name). Some shared type with disjoint values -> CONFLICT; an item
+        stated positively in one and negated ("!x") in the other -> CONFLICT. In list-like
+        slots (allergy, food, tools... MULTI_VALUE_SLOTS) disjoint names are unrelated, not a
+        conflict.
       - otherwise overlapping values, or both without values -> SAME.
    b. Otherwise (no usable slot relation) by similarity: compatible categories, overlapping
       entities (or none on either side) and cosine >= DEDUPE_SIMILARITY -> SAME; same category,
@@ -97,6 +98,7 @@ class Decision:
 
 _DAY = re.compile(r"^(?:周[一二三四五六日]|周末)$")
 _TIME = re.compile(r"^\d{1,2}:\d{2}$")
+_DATE = re.compile(r"^\d{2}-\d{2}$")  # a calendar date "MM-DD" (rules.date_values)
 _PERIOD = {"上午", "下午", "中午", "晚上"}
 _NUM = re.compile(r"^\d+(?:\.\d+)?$")
 
@@ -108,6 +110,8 @@ def value_type(v: str) -> str:
         return "day"
     if _TIME.match(v) or v in _PERIOD:
         return "time"
+    if _DATE.match(v):
+        return "date"
     if _NUM.match(v):
         return "amount"
     if v in STYLE_ATOMS:
@@ -161,7 +165,7 @@ def compare_values(slot: str, new: list[str], old: list[str]) -> str | None:
     if a & b:
         # overlap, but a differing weekday/time/amount still contradicts ("周二 10:00" vs "周二
         # 15:00"); names may legitimately be listed alongside each other.
-        for t in ("day", "time", "amount"):
+        for t in ("day", "time", "date", "amount"):
             ta = {v for v in pos_a if value_type(v) == t}
             tb = {v for v in pos_b if value_type(v) == t}
             if ta and tb and not ta & tb:

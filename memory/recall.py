@@ -110,9 +110,36 @@ _PLAN_QUERY = re.compile(
     r"安排|计划|行程|日程|打算|重点|要做(?:什么|啥|哪些)|接下来|下(?:个)?(?:周|月|季度)|今年|明年|"
     r"这周|这个月|最近|夏天|暑假|寒假|年底|\b(?:upcoming|plans?|planning|schedule|to-?do|"
     r"agenda|next (?:week|month|quarter|year)|this (?:summer|autumn|fall|winter|spring|year)|"
-    r"coming (?:weeks|months)|autumn|summer)\b",
+    r"coming (?:weeks|months)|autumn|summer)\b|"
+    r"季度|里程碑|节点|活动|\b(?:milestones?|coming up|this quarter|deadlines?|events?|"
+    r"what's (?:coming|next|ahead)|lined up)\b",
     re.I,
 )
+# Plans dated inside the period a plan question looks ahead to ("这个季度", "next month",
+# "coming up" = the next 90 days) rank above undated or out-of-window plans.
+PLAN_WINDOW_BOOST = 0.08
+PLAN_AHEAD_DAYS = 90
+_PLAN_WINDOW_RES = [
+    ("this_q", re.compile(r"这个?季度|本季度?|\bthis quarter\b", re.I)),
+    ("next_q", re.compile(r"下个?季度|\bnext quarter\b", re.I)),
+    ("this_m", re.compile(r"这个月|本月|\bthis month\b", re.I)),
+    ("next_m", re.compile(r"下个?月|\bnext month\b", re.I)),
+    ("this_w", re.compile(r"这周|本周|这个?星期|\bthis week\b", re.I)),
+    ("next_w", re.compile(r"下周|下个?星期|\bnext week\b", re.I)),
+    ("this_y", re.compile(r"今年|\bthis year\b", re.I)),
+    ("next_y", re.compile(r"明年|\bnext year\b", re.I)),
+]
+_P_ZH_MD = re.compile(
+    r"(?<![\d年])(\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月份?\s*(?:(\d{1,2}|[一二三]?十[一二三四五六七八九]?|"
+    r"[一二三四五六七八九])\s*[日号])?"
+)
+_P_EN_MD = re.compile(
+    r"\b(january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?",
+    re.I,
+)
+_P_ISO = re.compile(r"\b(20\d\d)-(\d{2})-(\d{2})\b")
+_P_MD_VALUE = re.compile(r"^(\d{2})-(\d{2})$")
 _TOPIC_RES = [(re.compile(rx, re.I), set(targets)) for rx, targets in TASK_TOPICS]
 
 _CONTINUATION = re.compile(
@@ -391,6 +418,7 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
     episodic_query = route == ROUTE_EPISODIC
     when_query = bool(_WHEN_QUERY.search(params.query))
     date_window = query_date_window(params.query, now.date())
+    ahead = plan_window(params.query, now.date()) if plan_query else None
     scored: list[ScoredMemory] = []
     for pk, memory in rows.items():
         signals = {
@@ -406,6 +434,8 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
             score += GLOBAL_BOOST
         if plan_query and memory.category == "plan":
             score += PLAN_BOOST
+            if any(a < ahead[1] and ahead[0] < b for a, b in plan_dates(memory, now.date())):
+                score += PLAN_WINDOW_BOOST
         if memory.kind == Memory.Kind.EPISODIC:
             score += _episodic_adjustment(memory, episodic_query, when_query, date_window)
         scored.append(ScoredMemory(memory=memory, signals=signals, score=round(score, 4)))
@@ -424,6 +454,83 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
         query_entities,
         rewritten,
     )
+
+
+def plan_window(query: str, today: dt.date) -> tuple[dt.date, dt.date]:
+    """The period a plan question looks ahead to, as [start, end); by default the next
+    PLAN_AHEAD_DAYS days."""
+    for kind, rx in _PLAN_WINDOW_RES:
+        if not rx.search(query):
+            continue
+        q_start = dt.date(today.year, (today.month - 1) // 3 * 3 + 1, 1)
+        if kind in ("this_q", "next_q"):
+            start = q_start if kind == "this_q" else _add_months(q_start, 3)
+            return max(start, today), _add_months(start, 3)
+        if kind in ("this_m", "next_m"):
+            start = _add_months(today.replace(day=1), 0 if kind == "this_m" else 1)
+            return max(start, today), _add_months(start, 1)
+        if kind in ("this_w", "next_w"):
+            monday = today - dt.timedelta(days=today.weekday())
+            start = monday if kind == "this_w" else monday + dt.timedelta(days=7)
+            return max(start, today), start + dt.timedelta(days=7)
+        if kind == "this_y":
+            return today, dt.date(today.year + 1, 1, 1)
+        return dt.date(today.year + 1, 1, 1), dt.date(today.year + 2, 1, 1)
+    return today, today + dt.timedelta(days=PLAN_AHEAD_DAYS)
+
+
+def _add_months(day: dt.date, n: int) -> dt.date:
+    index = day.year * 12 + day.month - 1 + n
+    return dt.date(index // 12, index % 12 + 1, 1)
+
+
+def _zh_day(token: str) -> int:
+    if token.isdigit():
+        return int(token)
+    tens, _, ones = token.partition("十")
+    if "十" not in token:
+        return _ZH_MONTH_NUM.get(token, 0)
+    return (_ZH_MONTH_NUM.get(tens, 0) if tens else 1) * 10 + _ZH_MONTH_NUM.get(ones, 0)
+
+
+def plan_dates(memory: Memory, today: dt.date) -> list[tuple[dt.date, dt.date]]:
+    """Periods a plan memory is dated to: exact dates ("2026-09-14", slot value "09-14"), month
+    days ("九月十四号", "September 14") or months ("十月份", "in October"). A month (day) without
+    a year is its next occurrence, counting from a fortnight ago."""
+    out: list[tuple[dt.date, dt.date]] = []
+
+    def add(month: int, day: int | None, year: int | None = None) -> None:
+        if not 1 <= month <= 12:
+            return
+        if year is None:
+            year = today.year
+            if dt.date(year, month, min(day or 28, 28)) < today - dt.timedelta(days=14):
+                year += 1
+        if day:
+            try:
+                d = dt.date(year, month, day)
+            except ValueError:
+                return
+            out.append((d, d + dt.timedelta(days=1)))
+        else:
+            first = dt.date(year, month, 1)
+            out.append((first, _add_months(first, 1)))
+
+    content = memory.content or ""
+    for m in _P_ISO.finditer(content):
+        add(int(m.group(2)), int(m.group(3)), int(m.group(1)))
+    for value in memory.slot_values or []:
+        if m := _P_MD_VALUE.match(value):
+            add(int(m.group(1)), int(m.group(2)))
+    for m in _P_ZH_MD.finditer(content):
+        add(_month_num(m.group(1)), _zh_day(m.group(2)) if m.group(2) else None)
+    for m in _P_EN_MD.finditer(content):
+        word = m.group(1).lower()
+        if word == "may" and not m.group(2) and not m.group(1)[0].isupper():
+            continue
+        month = next(i for name, i in _MONTHS_EN.items() if name.startswith(word[:3]))
+        add(month, int(m.group(2)) if m.group(2) else None)
+    return out
 
 
 def _month_num(token: str) -> int:

@@ -683,6 +683,8 @@ def _is_event(sentence: str, has_time: bool) -> tuple[bool, str]:
     """(is an episode, language of the event) for one sentence."""
     if _rules()._is_question(sentence) or re.search(r"[？?]", sentence):
         return False, ""
+    if _rules().dated_event(sentence)[2]:
+        return False, ""  # an event dated ahead ("年会改到一月二十五号"): a plan, not an episode
     if CJK.search(sentence):
         kept = [
             c
@@ -692,8 +694,12 @@ def _is_event(sentence: str, has_time: bool) -> tuple[bool, str]:
             and not ZH_TO_ASSISTANT.match(c.strip())
         ]
         body = "".join(kept)
-        if len(kept) < len(_clauses(sentence)) and not re.search(r"我|咱", body):
-            body = ""  # the event of someone else, told as context for a request
+        if (
+            len(kept) < len(_clauses(sentence))
+            and not re.search(r"我|咱", body)
+            and not ZH_KIN.match(body.strip())
+        ):
+            body = ""  # the event of someone else (not family), told as context for a request
         if not has_time and STATE_CHANGE.search(sentence):
             body = ""
         if (
@@ -735,6 +741,29 @@ def _is_event(sentence: str, has_time: bool) -> tuple[bool, str]:
     if not (has_time or EN_STRONG_RE.search(clause) or EN_FRESH_RE.search(sentence)):
         return False, ""
     return True, "en"
+
+
+EN_REQUEST_TAIL = re.compile(
+    r"^(?:(?:so|and|now)\s+)?(?:help me|can you|could you|would you|please|any (?:ideas|tips)|"
+    r"what should|let's|I want to|I'd like to|I need to)\b",
+    re.IGNORECASE,
+)
+
+
+def _drop_request_tail(sentence: str) -> str:
+    """The event without the request or intention it motivates ("女儿拿了二等奖，帮我想想怎么奖励她"
+    -> "女儿拿了二等奖"; "…last month, help me pick a gift" -> "…last month")."""
+    if CJK.search(sentence):
+        parts = _clauses(sentence)
+        while len(parts) > 1 and (
+            ZH_FUTURE.search(parts[-1]) or ZH_TO_ASSISTANT.match(parts[-1].strip())
+        ):
+            parts.pop()
+        return "".join(parts).rstrip("，,；;：: ")
+    parts = re.split(r"(?<=[,;])\s+", sentence)
+    while len(parts) > 1 and EN_REQUEST_TAIL.match(parts[-1]):
+        parts.pop()
+    return " ".join(parts).rstrip(",; ")
 
 
 def _strip_lead(sentence: str, zh: bool) -> str:
@@ -875,7 +904,7 @@ def episodes_for_turn(turn: Turn, index: int, covered: set[str]) -> list[Candida
             prev_event = False
             continue
         zh = lang == "zh"
-        text = TRAIL_FLUFF.sub("", _strip_lead(sentence, zh)).strip()
+        text = TRAIL_FLUFF.sub("", _strip_lead(_drop_request_tail(sentence), zh)).strip()
         text = re.sub(r"[。.!！…~～]+$", "", text).strip()
         lean = leaning and bool(found)
         text = _rewrite_zh(text, lean) if zh else _rewrite_en(text, lean)

@@ -393,7 +393,7 @@ TOPIC_CUES: list[tuple[str, str]] = [
     (r"座位|seat|aisle|window seat|过道|靠窗", "flight.seat"),
     (r"红眼|red-?eye|overnight flight|航班|flight|机票", "flight"),
     (r"航空公司|airline|联盟|alliance", "flight.airline"),
-    (r"高楼层|楼层|无烟|房型|room|floor|大床|双床", "hotel.room"),
+    (r"高楼层|楼层|无烟|房型|\brooms?\b|\bfloors?\b|大床|双床", "hotel.room"),
     (r"酒店|宾馆|hotel|住(?:在|的)?(?:汉庭|全季|亚朵)", "hotel"),
     (r"吃素|素食|vegetarian|vegan|不吃肉|清真|halal", "diet"),
     (r"吃|菜|口味|food|cuisine|dish|餐", "food"),
@@ -590,7 +590,7 @@ FIRM_EN = [
     r"\bhas been moved to\b",
     r"\bis now\b",
     r"\bwe chose\b",
-    r"\b(?:moved|migrated) (?:over |everything )?to\b",
+    r"\b(?:moved|migrated|switched) (?:(?:everything|it all|all of it|all) )?(?:over )?to\b",
     r"(?<!to )(?<!'ll )(?<!will )(?<!might )\bswitched\b",
     r"\b(?:moved|transferred|migrated|switched) (?:(?:all|both|most|some)(?: of)? )?(?:my|our) "
     r"[a-z ]{2,30} (?:over )?to\b",
@@ -602,6 +602,7 @@ CHANGE_ZH = [
     r"(?:^|[，,。；;\s])新(?:的|来的|换的)?[\u4e00-\u9fff]{1,6}(?:是|叫|换成|改成)",
     r"搬家了|搬走了|已经搬|不再|再也不(?:用|去|找|买)|不用了|退掉了|停掉了|取消了|不续了|不续费",
     r"现在(?:改|换|是|用|在|找|都|已经)",
+    r"(?<![想要算备虑试])(?:改期|延期到|推迟到|延到|推到|提前到)",
 ]
 CHANGE_EN = [
     r"(?<!right )(?<!for )(?<!just )(?<!until )(?<!till )(?<!by )(?<!up to )\bnow\b",
@@ -610,6 +611,7 @@ CHANGE_EN = [
     r"\b(?:my|our|the) new [a-z]+(?: [a-z]+)? (?:is|are)\b",
     r"\bmoved (?:house|home|flats?|apartments?|out)\b",
     r"\b(?:cancel(?:l)?ed|dropped|quit|ditched|stopped using)\b",
+    r"\b(?:got|was|been) (?:pushed|moved|rescheduled|postponed|delayed|bumped)\b|\brescheduled\b",
 ]
 EMPHASIS_ZH = [
     "千万",
@@ -817,6 +819,18 @@ THING_SYNONYMS: dict[str, str] = {
     "密码": "密码",
     "password": "密码",
     "password manager": "密码",
+    "password vault": "密码",
+    "密码管理": "密码",
+    "密码管理器": "密码",
+    "email provider": "邮箱",
+    "email": "邮箱",
+    "mail": "邮箱",
+    "邮箱": "邮箱",
+    "记账": "记账",
+    "bookkeeping": "记账",
+    "budgeting": "记账",
+    "budget app": "记账",
+    "expense tracking": "记账",
     "待办": "待办",
     "待办事项": "待办",
     "to-do": "待办",
@@ -869,3 +883,42 @@ PRODUCT_SUFFIXES = (
     "阅读",
     "直播",
 )
+
+# What a well-known app / service is for: the thing slot of "moved everything to <name>" when
+# the statement does not say what moved ("Moved everything over to Bitwarden"). Keys are
+# lower-case names, values canonical thing nouns (THING_SYNONYMS values).
+PRODUCT_KIND: dict[str, str] = {
+    **dict.fromkeys(
+        ("1password", "bitwarden", "lastpass", "keepass", "keepassxc", "dashlane", "nordpass",
+         "proton pass", "enpass", "keeper"),
+        "密码",
+    ),
+    **dict.fromkeys(
+        ("evernote", "obsidian", "notion", "onenote", "bear", "joplin", "logseq", "roam",
+         "apple notes", "google keep", "印象笔记", "有道云笔记", "语雀", "flomo", "幕布"),
+        "笔记",
+    ),
+    **dict.fromkeys(
+        ("todoist", "ticktick", "things", "microsoft to do", "any.do", "滴答清单", "omnifocus"),
+        "待办",
+    ),
+    **dict.fromkeys(
+        ("dropbox", "google drive", "onedrive", "icloud drive", "box", "百度网盘", "阿里云盘",
+         "夸克网盘", "坚果云"),
+        "网盘",
+    ),
+    **dict.fromkeys(
+        ("spotify", "apple music", "youtube music", "tidal", "deezer", "网易云音乐", "qq音乐",
+         "酷狗", "酷我"),
+        "音乐",
+    ),
+    **dict.fromkeys(
+        ("gmail", "outlook", "fastmail", "proton mail", "protonmail", "icloud mail", "qq邮箱",
+         "163邮箱"),
+        "邮箱",
+    ),
+    **dict.fromkeys(
+        ("ynab", "mint", "monarch", "随手记", "鲨鱼记账", "挖财", "钱迹"),
+        "记账",
+    ),
+}  # fmt: skip

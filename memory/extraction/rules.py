@@ -40,6 +40,7 @@ from memory.extraction.lexicon import (
     FIRM_ZH,
     HEDGES_EN,
     HEDGES_ZH,
+    PRODUCT_KIND,
     QUESTION_LIKE_NAMES,
     SAFETY,
     SLOT_CATEGORY,
@@ -787,6 +788,13 @@ def rewrite(text: str, lang: str) -> str:
         else:
             text = rx.sub(rep, text)
     text = re.sub(r"^(?:please|pls)\s+", "", text.strip(), flags=re.IGNORECASE)
+    # a subject-less report of the user's own change ("Moved everything to Bitwarden")
+    text = re.sub(
+        r"^(?:just\s+|finally\s+)?(?:moved|switched|migrated|swapped|transferred)\b",
+        lambda m: "the user " + m.group(0).lower(),
+        text,
+        flags=re.IGNORECASE,
+    )
     return text if work else _family_we(text)
 
 
@@ -1165,6 +1173,8 @@ class RuleExtractor:
             TIME_RE.search(body) or re.search(r"目标|goal|target|计划|plan", body, re.IGNORECASE)
         ):
             category = "plan"
+        elif dated_event(body)[2]:
+            category = "plan"  # "公司的年会定在一月十八号", "Our team offsite is on March 3"
         elif (
             PREF_POS.search(body)
             or PREF_NEG.search(body)
@@ -1620,7 +1630,9 @@ EN_NP = r"[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}"
 # A family member / the household owns the thing ("the kids' pediatrician", "my wife's dentist").
 EN_POSS = (
     r"(?:kids'|kid's|children's|child's|son's|daughter's|wife's|husband's|partner's|family's|"
-    r"mom's|dad's|mother's|father's|parents'|baby's|girlfriend's|boyfriend's|household's)"
+    r"mom's|dad's|mother's|father's|parents'|baby's|girlfriend's|boyfriend's|household's|"
+    # any other possessor of the user's ("my dog's vet", "our car's mechanic")
+    r"(?!(?:it|that|what|who|there|here|he|she|let|one)'s\b)[a-z]{2,}(?:'s|s'))"
 )
 EN_POSS_CANON = {"kids": "kid", "children": "kid", "child": "kid", "mother": "mom",
                  "father": "dad", "parents": "parent"}  # fmt: skip
@@ -1646,6 +1658,12 @@ EN_CHANGE_TO = re.compile(
     rf"(?:a|an|the|my|our|another|new)?\s*(?:new\s+)?(?P<x>{EN_NP})\s+(?:named|called)\s+"
     r"(?P<y>.+)$",
     re.IGNORECASE,
+)
+EN_CHANGED_NOW = re.compile(
+    rf"\b(?:(?i:my|our|the user's|the)\s+(?:(?P<owner>(?i:{EN_POSS}))\s+)?)(?P<x>{EN_NP})\s+"
+    r"(?:has\s+|have\s+)?(?:changed|switched|is different|are different)(?:\s+again)?[,;.]?\s*"
+    r"(?:it's|it is|now it's|the new one is|(?:she|he|they)(?:'s| is| are))\s+"
+    r"(?:now\s+)?(?:with\s+|at\s+|called\s+)?(?P<y>.+)$"
 )
 EN_SWITCHED_PLURAL = re.compile(
     r"\b(?:switched|changed|swapped)\s+(?P<x>[a-z]+s)\b[^.]{0,40}?[.,]?\s*"
@@ -1742,7 +1760,7 @@ def _zh_values(y: str) -> list[str]:
     sched = schedule_values(y.split("，")[0].split(",")[0])
     if any(_DAYLIKE.match(v) for v in sched):
         return sched
-    latin = re.match(r"^\s*([A-Za-z][\w.+&-]*(?:\s+[A-Z][\w.+&-]*)*)", y)
+    latin = re.match(r"^\s*([A-Za-z][A-Za-z0-9_.+&-]*(?:\s+[A-Z][A-Za-z0-9_.+&-]*)*)", y)
     if latin:
         return [latin.group(1).strip()]
     y = re.sub(r"^(?:现在|目前|正式|已经|全部|都|了|是|用|的)+", "", y)
@@ -1832,13 +1850,16 @@ def _zh_generic(text: str) -> tuple[str, list[str]]:
         if not any(_DAYLIKE.match(v) for v in values):
             continue
         thing = _zh_thing(clause[: m.start()])
+        if re.fullmatch(ZH_KIN, thing):
+            thing = ""  # "我女儿每周日…": the family member does the activity, it is not the thing
         if not thing:
             # "每周四晚上去上画画课": the activity follows the schedule after a verb lead
             after = re.sub(
-                r"^(?:[上下中晚早傍][午上晨]?|[零一二两三四五六七八九十\d]{1,3}点半?)+",
+                r"^(?:上午|下午|中午|晚上|早上|早晨|傍晚|晚|早|[零一二两三四五六七八九十\d]{1,3}点半?)+",
                 "",
                 clause[m.end() :],
             )
+            after = re.sub(rf"^(?:我|我们|我家)?(?:的)?{ZH_KIN}", "", after)  # "…女儿要去上…"
             lead = ZH_ACT_LEAD.match(after)
             if lead and lead.group(0).lstrip("我用户都会要得"):
                 after = ZH_NAME_CUT.split(after[lead.end() :], maxsplit=1)[0]
@@ -1850,7 +1871,7 @@ def _zh_generic(text: str) -> tuple[str, list[str]]:
 
 
 def _en_generic(text: str) -> tuple[str, list[str]]:
-    for rx in (EN_SWITCHED_PLURAL, EN_CHANGE, EN_CHANGE_TO, EN_IS, EN_IS_REV):
+    for rx in (EN_CHANGED_NOW, EN_SWITCHED_PLURAL, EN_CHANGE, EN_CHANGE_TO, EN_IS, EN_IS_REV):
         m = rx.search(text)
         if m:
             thing, values = _en_thing(m.group("x")), _en_values(m.group("y"))
@@ -1888,6 +1909,180 @@ def generic_slot(text: str) -> tuple[str, list[str]]:
     if not thing or not values:
         return "", []
     return f"thing:{normalize_thing(thing)}", values
+
+
+# Latin app / brand names inside Chinese text: never swallow a CJK particle ("LastPass里").
+ZH_LATIN_NAME = r"[A-Za-z0-9][A-Za-z0-9_.+&-]*(?:\s[A-Za-z0-9][A-Za-z0-9_.+&-]*){0,2}"
+
+
+# ---- dated events of the user's world ----------------------------------------------------
+# "公司的年会定在一月十八号", "体检改到六月三号", "Our team offsite is on March 3", "The launch got
+# pushed to Sept 9": the event is the thing, its calendar date ("MM-DD") the value, so a moved
+# date contradicts the old one.
+_ZH_N = r"[零〇一二两三四五六七八九十\d]{1,3}"
+ZH_DATE = re.compile(rf"(?P<m>{_ZH_N})\s*月份?\s*(?P<d>{_ZH_N})\s*[号日]")
+EN_MONTH_NUM = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
+    "oct": 10, "nov": 11, "dec": 12,
+}  # fmt: skip
+_EN_MON = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+EN_DATE = re.compile(
+    rf"\b(?P<mon>{_EN_MON})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b|"
+    rf"\b(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon2>{_EN_MON})\b",
+    re.IGNORECASE,
+)
+ZH_SCHED_VERB = (
+    r"(?:定在|定于|定到|安排在|排在|约在|放在|改在|改到|改成|挪到|推到|推迟到|延到|延期到|"
+    r"提前到|调到|换到)"
+)
+ZH_DATED = re.compile(
+    rf"^(?P<x>[^，,。；;！!？?]{{2,16}}?)(?:的时间|时间|的日子|日子)?"
+    rf"(?:已经|已|也|都|正式|最终|现在)?(?P<v>{ZH_SCHED_VERB}|(?<![定排约放改挪推延调换到])[是在])了?\s*"
+    rf"(?:今年|明年|下个?月)?的?\s*(?P<date>{ZH_DATE.pattern})"
+)
+ZH_DATED_BARE = re.compile(
+    rf"^(?:现在|已经|已|又)?(?P<v>{ZH_SCHED_VERB})了?\s*(?P<date>{ZH_DATE.pattern})"
+)
+ZH_RESCHEDULED = re.compile(r"(?:改期|延期|推迟|提前|改时间|换时间|改日子|改了|变了|推了|挪了)了?$")
+EN_SCHED_VERB = (
+    r"(?:set|scheduled|planned|booked|fixed|penciled in|pencilled in|moved|pushed(?: back| out)?|"
+    r"rescheduled|postponed|delayed|bumped|brought forward|changed)"
+)
+EN_DATED = re.compile(
+    rf"^(?:(?P<det>(?i:the|my|our|the user's))\s+(?:(?P<owner>(?i:{EN_POSS}))\s+)?)?"
+    rf"(?P<x>(?i:{EN_NP}))\s+"
+    r"(?:(?i:is|are|was|'s|has been|have been|got|will be|is being)\s+)?"
+    r"(?:(?i:now|still|officially)\s+)?"
+    rf"(?:(?P<v>(?i:{EN_SCHED_VERB}))\s*)?"
+    r"(?:[,;]\s*(?i:it's|it is|now it's)\s+(?:(?i:now)\s+)?)?"
+    r"(?:(?i:for|on|to|until|till)\s+)?(?:(?i:the)\s+)?"
+    r"(?P<date>[A-Za-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|"
+    r"\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[A-Za-z]{3,9}\b)"
+)
+# Dates of a person, not of an event: a fact, not a plan ("我生日是十月十二号").
+PERSONAL_DATE = re.compile(r"生日|纪念日|生辰|忌日|birthday|anniversary|\bborn\b", re.IGNORECASE)
+
+
+def _md(m: int | float | None, d: int | float | None) -> str:
+    if not m or not d or not (1 <= m <= 12 and 1 <= d <= 31):
+        return ""
+    return f"{int(m):02d}-{int(d):02d}"
+
+
+def date_values(text: str) -> list[str]:
+    """Calendar dates (month + day) in the text as "MM-DD": "一月十八号" "01-18", "March 3rd"
+    "03-03", "3 Sept" "09-03". Lower-case "may"/"mar" are words, not months."""
+    out = [_md(zh_number(m.group("m")), zh_number(m.group("d"))) for m in ZH_DATE.finditer(text)]
+    for m in EN_DATE.finditer(text):
+        mon = m.group("mon") or m.group("mon2")
+        if mon.lower() in ("may", "mar") and mon[0].islower():
+            continue
+        out.append(_md(EN_MONTH_NUM[mon[:3].lower()], int(m.group("d") or m.group("d2"))))
+    return list(dict.fromkeys(v for v in out if v))
+
+
+ZH_EVENT_OWNER = re.compile(
+    r"^(?:单位|学校|孩子学校|班上|班里|小区|公司|部门|团队|组里|小组|家里|教会|社团)(?:的|里的?)?"
+)
+
+
+def _zh_event_thing(x: str) -> str:
+    """The event named before its date: owner and lead words dropped, nothing cut from the end
+    ("公司的年会" -> "年会", where `_zh_thing` would cut the "会")."""
+    x = re.sub(r"\s+", " ", ZH_RESCHEDULED.sub("", x)).strip(" ，,：:")
+    for _ in range(3):
+        x = ZH_OWNER.sub("", x).strip()
+        x = ZH_THING_LEAD.sub("", x).strip(" 的")
+        x = ZH_EVENT_OWNER.sub("", x).strip(" 的")
+    x = re.sub(r"(?:的时间|时间|的日子|日子|的安排|安排)$", "", x)
+    if re.search(r"[，,。是在每要]|用户|助手|换|改|迁|挪|你", x) or len(CJK.findall(x)) < 2:
+        return ""
+    return x.lower() if len(x) <= 10 else ""
+
+
+EN_NOT_EVENT = {
+    "i", "we", "you", "he", "she", "they", "it", "this", "that", "which", "what", "who", "there",
+    "here", "am", "me", "us", "them", "everything", "something", "nothing",
+}  # fmt: skip
+
+
+def dated_event(text: str) -> tuple[str, list[str], bool]:
+    """(thing, ["MM-DD"], scheduled) for a statement dating an event of the user's world;
+    scheduled is False for a plain "X是<date>" / "X is on <date>" of a personal date."""
+    if CJK.search(text):
+        clauses = [c.strip() for c in re.split(r"[，,；;。！!]", text) if c.strip()]
+        for i, clause in enumerate(clauses):
+            m = ZH_DATED.match(clause)
+            thing = ""
+            if m:
+                x = re.sub(r"^(?:说|跟你说|对了|另外|还有|那个)+", "", m.group("x"))
+                thing = _zh_event_thing(x)
+            else:
+                m = ZH_DATED_BARE.match(clause)
+                if m and i > 0 and ZH_RESCHEDULED.search(clauses[i - 1]):
+                    thing = _zh_event_thing(clauses[i - 1])
+            if not m or not thing:
+                continue
+            values = date_values(m.group("date"))
+            verb = m.groupdict().get("v") or ""
+            owned = bool(
+                FIRST_PERSON.search(clause) or ZH_OWNER.match(clause) or ZH_POSSESSED.match(clause)
+            )
+            if values and (owned or verb not in ("是", "在")):
+                return thing, values, verb != "是" and not PERSONAL_DATE.search(clause)
+        return "", [], False
+    m = EN_DATED.search(text)
+    if not m:
+        return "", [], False
+    values = date_values(m.group("date"))
+    x = re.sub(r"(?:\s+(?:got|is|are|was|were|has|have|been|will|be|gets))+$", "", m.group("x"))
+    words = [w for w in x.lower().split() if w not in ("the", "a", "an", "our", "my")]
+    thing = " ".join([*words[-3:-1], _singular(words[-1])]) if words else ""
+    if not values or not thing or set(words) & EN_NOT_EVENT:
+        return "", [], False
+    det = (m.group("det") or "").lower()
+    if not m.group("v") and det in ("", "the") and not m.group("owner"):
+        return "", [], False  # "Easter is on April 5": not about the user's world
+    owner = m.group("owner")
+    if owner:
+        o = re.sub(r"'s?$", "", owner.lower())
+        thing = f"{EN_POSS_CANON.get(o, o)}'s {thing}"
+    return thing, values, not PERSONAL_DATE.search(text)
+
+
+# ---- a move to a known app / service --------------------------------------------------------
+# "Moved everything over to Bitwarden", "全部迁到 Obsidian 了": the app says what the thing is.
+EN_MOVE_TO = re.compile(
+    r"\b(?i:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|transferr(?:ed|ing)|swapp(?:ed|ing)|"
+    r"chang(?:ed|ing)|went|gone|go)\s+(?i:(?:it\s+all|everything|all(?:\s+of\s+(?:it|them))?|"
+    r"them|it)\s+)?(?i:over\s+)?(?i:to|onto)\s+(?P<name>[A-Z0-9][\w'&+.-]*(?:\s+[A-Z0-9][\w'&+.-]*){0,2})"
+)
+ZH_MOVE_TO = re.compile(
+    r"(?:换成|换到|换为|换用|改成|改用|改为|迁到|迁移到|转到|切到|切换到|搬到|挪到|导到|导入到?|用上了?)"
+    rf"\s*(?P<name>{ZH_LATIN_NAME}|[\u4e00-\u9fff]{{2,6}})"
+)
+
+
+def product_slot(text: str) -> tuple[str, list[str]]:
+    """("thing:<kind>", [name]) for a move to a well-known app (PRODUCT_KIND)."""
+    rx = ZH_MOVE_TO if CJK.search(text) else EN_MOVE_TO
+    for m in rx.finditer(text):
+        name = m.group("name").strip().rstrip(".'-")
+        words = name.split()
+        for k in range(len(words), 0, -1):  # "Obsidian last weekend" -> "Obsidian"
+            cand = " ".join(words[:k])
+            kind = PRODUCT_KIND.get(cand.lower())
+            if kind:
+                return f"thing:{kind}", [cand]
+        if CJK.search(name):
+            for k in range(len(name), 1, -1):
+                kind = PRODUCT_KIND.get(name[:k].lower())
+                if kind:
+                    return f"thing:{kind}", [name[:k]]
+    return "", []
 
 
 # ---- habitual use of a named service / tool / brand -----------------------------------------
@@ -2017,7 +2212,7 @@ ZH_USE_VERB = (
     r"做|买|点|订|叫|剪|修|洗|学|练|查|追|拍|发|收|付|交|寄|开|聊|传|背|读|玩|刷|找|约|租|充|缴|放|跑|打)"
 )
 ZH_HABIT = r"(?:一般|平时|都|主要|一直|通常|基本|经常|现在|目前|已经|也|还是|习惯|常|会)*"
-ZH_SVC_NAME = r"(?P<name>[A-Za-z0-9][\w.+&-]*(?:\s[A-Za-z0-9][\w.+&-]*){0,2}|[\u4e00-\u9fff]{2,8}?)"
+ZH_SVC_NAME = rf"(?P<name>{ZH_LATIN_NAME}|[\u4e00-\u9fff]{{2,8}}?)"
 ZH_USE_OWNER = r"^(?:(?:我们|咱们|我|用户)(?:的)?(?:家里|家|公司|团队)?(?:的)?|家里|我家)?"
 # "我用 Notion 记笔记", "我们家一般用朴朴买菜"
 ZH_USE_THEN = re.compile(
@@ -2028,7 +2223,7 @@ ZH_USE_THEN = re.compile(
 ZH_PURPOSE_USE = re.compile(
     rf"{ZH_USE_OWNER}(?P<verb>{ZH_USE_VERB})?(?P<obj>[\u4e00-\u9fff]{{1,6}}?)(?:我们|我|用户)?"
     rf"{ZH_HABIT}(?:是)?(?:用|在)(?:的是)?\s*"
-    r"(?P<name>[A-Za-z0-9][\w.+&-]*(?:\s[A-Za-z0-9][\w.+&-]*){0,2}|[\u4e00-\u9fff]{2,8}?)"
+    rf"(?P<name>{ZH_LATIN_NAME}|[\u4e00-\u9fff]{{2,8}}?)"
     rf"\s*(?P<verb2>{ZH_USE_VERB})?(?:的|了|啦|吧|上|里)*$"
 )
 # "我一般在瑞幸买咖啡", "我在乐刻健身", "照片都存在百度网盘里"
@@ -2039,8 +2234,8 @@ ZH_AT_DO = re.compile(
 )
 ZH_KEEP_IN = re.compile(
     rf"{ZH_USE_OWNER}(?P<obj>[\u4e00-\u9fff]{{1,6}}?){ZH_HABIT}(?:是)?(?:存|放|保存|备份|同步)(?:在|到)\s*"
-    r"(?P<name>[A-Za-z0-9][\w.+&-]*(?:\s[A-Za-z0-9][\w.+&-]*){0,2}|[\u4e00-\u9fff]{2,8}?)"
-    r"(?:里面|里|上面|上)?(?:了|的)?$"
+    rf"(?P<name>{ZH_LATIN_NAME}|[\u4e00-\u9fff]{{2,8}}?)"
+    r"\s*(?:里面|里|上面|上)?(?:了|的)?$"
 )
 # names that are instruments, not services ("用手机拍照", "用电脑写")
 ZH_NOT_SERVICE = re.compile(
@@ -2065,7 +2260,7 @@ ZH_VERB_OBJ = re.compile(
 def _zh_split_name(rest: str) -> tuple[str, str, str]:
     """("有道云笔记", "管", "待办") from "有道云笔记管待办": the shortest name (>= 2 characters)
     after which a verb starts an object that does not itself start with a verb."""
-    latin = re.match(r"[A-Za-z0-9][\w.+&-]*(?:\s[A-Za-z0-9][\w.+&-]*){0,2}", rest)
+    latin = re.match(ZH_LATIN_NAME, rest)
     if latin:
         m = ZH_VERB_OBJ.match(rest, latin.end())
         return (latin.group(0), m.group("verb"), m.group("obj")) if m else ("", "", "")
@@ -2150,6 +2345,10 @@ def derive_slot(text: str, category: str, styles: list[str]) -> tuple[str, list[
     slot, values, entities = _lexicon_slot(text, category, styles)
     if styles:
         return slot, values, entities
+    if (not slot or not values) and _topic_base(slot) not in ("trip", "meeting", "focus_time"):
+        thing, dates, _ = dated_event(text)
+        if thing:
+            return f"thing:{normalize_thing(thing)}", dates, entities
     if not slot or slot in GENERIC_OVERRIDES or not values:
         u_slot, u_values = usage_slot(text)
         if u_slot:
@@ -2162,6 +2361,10 @@ def derive_slot(text: str, category: str, styles: list[str]) -> tuple[str, list[
         # to a fragment of a colloquial phrase ("组开", "开会统一")
         if g_slot and (not slot or not values or well_formed_thing(_thing_words(g_slot))):
             return g_slot, g_values, entities
+    if not slot or not values:
+        p_slot, p_values = product_slot(text)
+        if p_slot:
+            return p_slot, p_values, entities
     return slot, values, entities
 
 
