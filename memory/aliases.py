@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memory.extraction.lexicon import ENTITIES, PRODUCT_SUFFIXES, PROVIDER_TASKS
+from memory.extraction.lexicon import ENTITIES, PRODUCT_SUFFIXES, PROVIDER_TASKS, THING_SYNONYMS
 
 _LATIN = re.compile(r"[A-Za-z0-9]")
 
@@ -178,3 +178,19 @@ def find_entities(text: str) -> list[str]:
     found = [c for _, c, _ in _find(text or "")]
     found += [canon for rx, canon in _TASK_RES if rx.search(text or "")]
     return normalize_entities(found)
+
+
+@lru_cache(maxsize=4096)
+def slot_topic_terms(slot: str) -> tuple[str, ...]:
+    """Words that name a slot's topic in either language ("thing:笔记" → 笔记, notes, …), so a
+    memory is found by its topic even when its sentence only names the new value."""
+    if not slot:
+        return ()
+    topic = slot.split(":", 1)[1] if ":" in slot else slot
+    topic = topic.strip()
+    if not topic:
+        return ()
+    canonical = THING_SYNONYMS.get(topic, topic)
+    forms = {topic, canonical, *expand_entity(canonical)}
+    forms |= {surface for surface, target in THING_SYNONYMS.items() if target == canonical}
+    return tuple(sorted(forms))

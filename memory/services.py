@@ -11,8 +11,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -23,7 +24,7 @@ from pgvector.django import CosineDistance
 from accounts.models import Agent, Tenant
 from audit.services import Actor, audit_record
 from core.exceptions import ApplicationError, SubjectPaused
-from memory import decisions, pii, textsearch
+from memory import aliases, decisions, pii, textsearch
 from memory.embeddings import get_embedder
 from memory.extraction.base import Candidate, ExtractionError, Turn
 from memory.models import Event, Memory, Observation, RecallTrace, Subject
@@ -475,6 +476,12 @@ def _redacted_candidate(candidate: Candidate) -> Candidate:
     )
 
 
+def _search_text(candidate: Candidate) -> str:
+    """Keyword-search tokens: the content plus the words naming its slot's topic."""
+    topic = " ".join(aliases.slot_topic_terms(candidate.slot))
+    return textsearch.search_document(f"{candidate.content} {topic}".strip())
+
+
 def validate_candidate(candidate: Candidate) -> None:
     errors: dict[str, list[str]] = {}
     if not candidate.content or not candidate.content.strip():
@@ -516,7 +523,7 @@ def memory_ingest(
     candidate = _redacted_candidate(candidate)
     if embedding is None:
         embedding = _embed([candidate.content])[0]
-    search_text = textsearch.search_document(candidate.content)
+    search_text = _search_text(candidate)
 
     with transaction.atomic():
         locked = Subject.objects.select_for_update().get(pk=subject.pk)
@@ -644,6 +651,42 @@ def _apply_merge(
     return WriteResult(action="merged", memory=target, reason=decision.reason)
 
 
+# A clause ends at CJK/ASCII punctuation, or at ". " unless the period closes a title (Dr.).
+_CLAUSE = re.compile(
+    r".+?(?:[，,；;。！？!?]\s*|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)\.\s+|$)", re.S
+)
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9+#-]{3,}")
+
+
+def content_without_old_values(
+    content: str, old_values: Iterable[str], new_values: Iterable[str]
+) -> str:
+    """The new version states the current value only: clauses that name a value being
+    replaced ("换成移动的了，电信太贵" → "换成移动的了") go; the source quote keeps them.
+    Unchanged when nothing would be left or no clause names an old value."""
+    new = [v.lstrip("!").casefold() for v in new_values if v]
+    needles: set[str] = set()
+    for value in (v.lstrip("!") for v in old_values if v):
+        if value.casefold() in new:
+            continue
+        # "Dr. Alvarez" is also named as just "Alvarez".
+        for needle in {value, *_LATIN_NAME.findall(value)}:
+            if len(needle) >= 2 and not any(needle.casefold() in n for n in new):
+                needles.add(needle.casefold())
+    if not needles:
+        return content
+    clauses = [c for c in _CLAUSE.findall(content) if c]
+    kept = [c for c in clauses if not any(n in c.casefold() for n in needles)]
+    if len(kept) == len(clauses) or not kept:
+        return content
+    text = "".join(kept).rstrip(" ，,；;")
+    if len(text) < 4:
+        return content
+    if content.rstrip()[-1:] in "。.!！" and text[-1:] not in "。.!！":
+        text += content.rstrip()[-1]
+    return text
+
+
 def _apply_supersede(
     subject: Subject,
     old: Memory,
@@ -655,6 +698,16 @@ def _apply_supersede(
     carry_evidence: bool = False,
 ) -> WriteResult:
     carried: dict[str, Any] = {}
+    if not carry_evidence:
+        current = content_without_old_values(candidate.content, old.slot_values, candidate.values)
+        if current != candidate.content:
+            # Search text and embedding follow the content that will be recalled.
+            candidate = replace(candidate, content=current)
+            fields = {
+                **fields,
+                "search_text": _search_text(candidate),
+                "embedding": _embed([current])[0],
+            }
     if carry_evidence:
         carried = {
             "evidence": [
@@ -797,7 +850,7 @@ def memory_correct(
         fields = {
             "source_event_id": old.source_event_id,
             "embedding": embedding if embedding is not None else _stored_embedding(old),
-            "search_text": textsearch.search_document(candidate.content),
+            "search_text": _search_text(candidate),
             "linked_doc_id": changes.get("linked_doc_id", old.linked_doc_id),
             "pinned": changes.get("pinned", old.pinned),
         }
@@ -1084,7 +1137,9 @@ def observation_resolve(
             if decision == "edit" and content:
                 redacted = pii.redact(content).text
                 memory.content = redacted
-                memory.search_text = textsearch.search_document(redacted)
+                memory.search_text = _search_text(
+                    Candidate(content=redacted, category=memory.category, slot=memory.slot)
+                )
                 memory.embedding = _embed([redacted])[0]
             _accept(locked, memory, related, now, actor, note)
             status = Observation.Status.ACCEPTED
