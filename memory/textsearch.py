@@ -102,7 +102,6 @@ _CN_DIGITS = {
     "九": 9,
 }
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
-_CN_BIG = {"万": 10_000, "亿": 100_000_000}
 _NUM_SUFFIX = {"万": 10_000, "w": 10_000, "千": 1000, "k": 1000, "百": 100, "亿": 100_000_000}
 
 # Chunks: a CJK run | a number (with optional unit) | a latin/other word (with inner ' or -).
@@ -136,11 +135,14 @@ def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _cn_numeral_value(s: str) -> int | None:
-    """Parse common Chinese numerals: 八万, 两千五百, 十五, 三亿五千万, 二〇二四 (digit-wise)."""
+def cn_numeral_value(s: str) -> int | None:
+    """Chinese numerals to int: 八万, 两千五百, 十五, 一千五 (= 1500), 一万五 (= 15000),
+    三亿五千万, and digit by digit: 二〇二四. None when it is not a numeral."""
+    if not s:
+        return None
     if all(ch in _CN_DIGITS for ch in s):  # 二〇二四 → 2024
         return int("".join(str(_CN_DIGITS[ch]) for ch in s))
-    total, section, digit = 0, 0, None
+    total, section, digit, last_unit = 0, 0, None, 1
     for ch in s:
         if ch in _CN_DIGITS:
             if digit is not None:  # two digits in a row outside a digit-wise number
@@ -148,14 +150,18 @@ def _cn_numeral_value(s: str) -> int | None:
             digit = _CN_DIGITS[ch]
         elif ch in _CN_UNITS:
             section += (1 if digit is None else digit) * _CN_UNITS[ch]
-            digit = None
-        elif ch in _CN_BIG:
-            section += digit or 0
-            total = (total + section) * _CN_BIG[ch]
-            section, digit = 0, None
+            digit, last_unit = None, _CN_UNITS[ch]
+        elif ch == "万":
+            total += (section + (digit or 0)) * 10_000
+            section, digit, last_unit = 0, None, 10_000
+        elif ch == "亿":
+            total = (total + section + (digit or 0)) * 100_000_000
+            section, digit, last_unit = 0, None, 100_000_000
         else:
             return None
-    return total + section + (digit or 0)
+    if digit is not None:  # a trailing digit counts in the next lower unit: 一千五 → 1500
+        section += digit * (last_unit // 10 if last_unit >= 100 else 1)
+    return total + section
 
 
 def _number_tokens(num: str, unit: str | None) -> list[str]:
@@ -183,7 +189,7 @@ def _cjk_tokens(run: str, *, for_query: bool) -> list[str]:
         else:
             out.append(word)
     for m in _CN_NUMERAL_RE.finditer(run):
-        value = _cn_numeral_value(m.group())
+        value = cn_numeral_value(m.group())
         if value is not None:
             if not for_query:
                 out.append(m.group())

@@ -51,7 +51,7 @@ from memory.extraction.lexicon import (
     TYPE_SLOT,
 )
 from memory.pii import contains_pii
-from memory.textsearch import _get_jieba
+from memory.textsearch import _get_jieba, cn_numeral_value
 
 
 def _alt(items) -> re.Pattern:
@@ -344,21 +344,6 @@ def _short_remark(body: str) -> bool:
 NUMBER_RE = re.compile(r"\d|[一二两三四五六七八九十百千万]+\s*(?:个|人|台|本|万|千|次|年|名|家|层)")
 
 # ---- values ---------------------------------------------------------------------------------
-ZH_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 DAY_ZH = {
     "一": "周一",
     "二": "周二",
@@ -429,25 +414,8 @@ def zh_number(s: str) -> float | None:
         return float(s)
     except ValueError:
         pass
-    total, section, digit, last_unit = 0, 0, None, 1
-    for ch in s:
-        if ch in ZH_DIGITS:
-            digit = ZH_DIGITS[ch]
-        elif ch in ZH_UNITS:
-            unit = ZH_UNITS[ch]
-            if unit == 10000:
-                section = (section + (digit or 0)) * unit
-                total += section
-                section, digit = 0, None
-            else:
-                section += (digit if digit is not None else 1) * unit
-                digit = None
-            last_unit = unit
-        else:
-            return None
-    if digit is not None:  # "一千五" -> 1500 (implicit next lower unit)
-        section += digit * (last_unit // 10 if last_unit >= 100 else 1)
-    return float(total + section)
+    value = cn_numeral_value(s)
+    return None if value is None else float(value)
 
 
 def normalize_amount(num: str, unit: str | None) -> str | None:
