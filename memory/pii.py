@@ -25,14 +25,18 @@ from dataclasses import dataclass, field
 _ND = r"(?<![0-9A-Za-z])"  # not preceded by a digit/letter
 _NA = r"(?![0-9A-Za-z])"  # not followed by a digit/letter
 
-EMAIL_RE = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,24}(?![\w-])")
+# ASCII-only boundaries: in Python regexes \w also matches CJK, and Chinese text glues
+# addresses to words ("邮箱是a@b.com").
+EMAIL_RE = re.compile(
+    r"(?<![A-Za-z0-9_.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,24}(?![A-Za-z0-9_-])"
+)
 ID_CARD_RE = re.compile(_ND + r"(\d{6})[ ]?(\d{8})[ ]?(\d{3}[0-9Xx])" + r"(?![0-9A-Za-z])")
 BANK_CARD_RE = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
 CN_MOBILE_RE = re.compile(r"(?<![\d+])(?:(?:\+|00)86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}(?!\d)")
 CN_LANDLINE_RE = re.compile(
     r"(?<![\d+])(?:(?:\+|00)86[ -]?)?(?:\(0\d{2,3}\)[ -]?|0\d{2,3}[ -])\d{7,8}(?:-\d{1,5})?(?!\d)"
 )
-INTL_RE = re.compile(r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}(?!\d)")
+INTL_RE = re.compile(r"(?<![A-Za-z0-9_+])\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}(?!\d)")
 NANP_RE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-. ])\d{3}[-. ]\d{4}(?![\d-])")
 PASSPORT_RE = re.compile(
     r"(?i)(passport(?:\s+(?:number|no\.?|#))?|护照(?:号码|号)?)(\s*(?:is|:|：|为|是)?\s*)"

@@ -50,8 +50,14 @@ from memory.extraction.lexicon import (
     TOPIC_CUES,
     TYPE_SLOT,
 )
-from memory.pii import contains_pii
+from memory.pii import contains_pii as _contains_pii
 from memory.textsearch import _get_jieba, cn_numeral_value
+
+
+def contains_pii(text: str) -> bool:
+    """PII also when glued to Chinese text ("邮箱是a@b.com": "是" is a word character, so the
+    redaction patterns' boundaries would not match there)."""
+    return _contains_pii(text) or _contains_pii(re.sub(r"[\u4e00-\u9fff]", " ", text))
 
 
 def _alt(items) -> re.Pattern:
@@ -157,6 +163,7 @@ CORR_PAIR_EN = [
 ]
 CORR_MARK = re.compile(
     r"不对|错了|听错|搞错|弄错|记错|搞混|说错|更正|纠正|我说的是|不是.+而是|"
+    r"(?:说|指|讲)的是[^，,。]{1,20}[，,]\s*(?:而)?不是|"
     r"\bno,|\bwrong\b|\bI said\b|\bI meant\b|\bcorrection\b|\bnot what I\b",
     re.IGNORECASE,
 )
@@ -173,7 +180,7 @@ DECISION_RE = re.compile(
 )
 PLAN_RE = re.compile(
     r"目标|计划|打算|准备(?:用|去|在|要|把|换|上|做|采购|搞)|要去|将要|规划|截止|deadline|行程|出差|"
-    r"出发|要交|要提交|要(?:在|把).{0,20}(?:前|之前)|(?:前|之前|以前|底前)(?:要|得|必须)?(?:搞定|完成|上线|交|"
+    r"出发|要交|要提交|(?<!已经)(?<!不)要(?:搬家|搬到|结婚|出国|装修|考)|要(?:在|把).{0,20}(?:前|之前)|(?:前|之前|以前|底前)(?:要|得|必须)?(?:搞定|完成|上线|交|"
     r"提交|升级|迁移|落地)|要坚持|\bgoal\b|\bgoing to\b|"
     # "plan to <verb>", not a noun "plan" moved somewhere ("my phone plan to Mint Mobile")
     r"\bplan(?:ning)? to (?!(?:the|a|an|my|our|their|his|her|another)\b)(?-i:[a-z])|"
@@ -275,6 +282,15 @@ DEICTIC = re.compile(
 )
 
 
+DELIBERATION_RE = re.compile(
+    r"纠结(?:了)?|犹豫(?:了)?|\btorn\b|\bhesitat\w*|\bwent back and forth\b", re.IGNORECASE
+)
+RESOLVED_RE = re.compile(
+    r"(?:最后|最终|终于|后来)(?:还是)?(?:决定|定了|选了|拍板)|"
+    r"\b(?:in the end|finally|eventually|ultimately)\b[^.]{0,20}"
+    r"\b(?:decided|chose|went with|picked)\b",
+    re.IGNORECASE,
+)
 # A recent habit of the user's: a fact about them now, not an episode.
 RECENT_HABIT = re.compile(
     r"\bI(?:'ve| have) been (?:\w+ly\s+)?(?!told\b|asked\b|thinking about you)[a-z]+(?:ing)\b"
@@ -311,6 +327,53 @@ LEAD_CONJ = re.compile(
 LEAD_NOTE_EN = re.compile(
     r"^(?:please\s+)?(?:note|remember|keep in mind|be aware)(?: that)?\s+", re.IGNORECASE
 )
+
+
+# An English routine with any verb ("I run every morning at 6", "I walk the dog every evening",
+# "I meditate daily"): the verb (and its short object) is the activity.
+ROUTINE_EN = re.compile(
+    r"^(?:I|we)\s+(?:usually\s+|always\s+|normally\s+|generally\s+|try to\s+)?"
+    r"(?P<verb>(?!(?:am|was|were|have|had|need|want|will|would|can|could|should|must|think|feel|"
+    r"hope|wish|don't|do|did|didn't|get|got|went|say|said|told|ask|asked|love|like|hate|"
+    r"prefer|enjoy|remind|mean|meant|guess|know)\b)[a-z]{2,}(?<![^e]ed))\b"
+    r"(?P<rest>[^.;!?]*?)\s*"
+    r"(?P<freq>\bevery\s+(?:single\s+)?(?:other\s+)?(?:day|morning|evening|night|weekday|weekend|"
+    r"week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|\bdaily\b|\bnightly\b|"
+    r"\beach (?:morning|evening|day|night|week)\b|\bon weekends\b|"
+    r"\b(?:once|twice|\w+ times) a (?:day|week)\b|\bmost (?:mornings|evenings|days|nights)\b)",
+    re.IGNORECASE,
+)
+ROUTINE_PREP = re.compile(
+    r"^(?:at|to|in|for|before|after|with|on|around|about|from|by|when|during|\d)", re.IGNORECASE
+)
+
+
+def en_routine(body: str) -> tuple[str, list[str]] | None:
+    """(slot, values) of an English routine statement, or None."""
+    m = ROUTINE_EN.search(body.strip())
+    if not m:
+        return None
+    verb = m.group("verb").lower()
+    words = re.sub(r"^(?:the|a|an|my|our|his|her)\s+", "", m.group("rest").strip(), flags=re.I)
+    obj = ""
+    if words and not ROUTINE_PREP.match(words):
+        obj = " ".join(
+            re.split(r"\s+(?:at|to|in|for|before|after|with|on|around|by)\b", words)[0].split()[:2]
+        ).lower()
+        obj = re.sub(r"^(?:the|a|an|my|our)\s+", "", obj)
+    thing = f"{verb} {obj}".strip()
+    forms = (body, verb + "ing", verb + verb[-1] + "ing", verb[:-1] + "ing", verb)
+    canon = next(
+        (
+            c
+            for form in forms
+            for _, c, _ in find_entity_spans(form)
+            if entity_type(c) == "activity"
+        ),
+        "",
+    )
+    values = schedule_values(body) or [re.sub(r"\s+", " ", m.group("freq").lower())]
+    return f"routine:{canon or thing}", values
 
 
 def standing_obj(body: str) -> bool:
@@ -1120,6 +1183,12 @@ class RuleExtractor:
         prev_asst: str,
     ) -> Hit | None:
         emphasis = bool(EMPHASIS_RE.search(full))
+        if hedged and DECISION_RE.search(signal) and RESOLVED_RE.search(full):
+            # "纠结了半天，最后决定报游泳": the deliberation is over, the decision is firm
+            hedges = HEDGE_RE.findall(full)
+            hedged = bool(REPORTED_RE.search(full)) or not all(
+                DELIBERATION_RE.fullmatch(h) for h in hedges
+            )
         firm_n = len(FIRM_RE.findall(signal)) or int(bool(CHANGE_RE.search(signal)))
         styles = [atom for atom, _, rx in STYLE_RES if rx.search(body)]
         first_person = bool(FIRST_PERSON.search(full))
@@ -1164,6 +1233,12 @@ class RuleExtractor:
             first_person or re.search(r"现有|现在是|目前|周会|例会", body)
         ):
             category = "fact"
+        elif en_routine(body):
+            category = "fact"
+            # a slot the general rules derive ("thing:piano lesson") wins over the verb
+            slot_info = derive_slot(body, "fact", styles)
+            if not (slot_info[0] and slot_info[1]):
+                slot_info = (*en_routine(body), slot_info[2])
         else:
             # A statement recognised through its topic: "我吃素的", "预算是 5 万".
             slot_info = derive_slot(body, "fact", styles)
@@ -1176,6 +1251,7 @@ class RuleExtractor:
                 first_person
                 or firm_n
                 or generic_schedule
+                or slot_info[0] in ("rent", "budget")
                 or re.search(r"是|为|用|在|定|有|\bis\b|\bare\b|\buse", body)
             ):
                 return None
@@ -1312,7 +1388,7 @@ class RuleExtractor:
             right = re.sub(r"(?<=[\u4e00-\u9fff])(?:的|啊|呀|哈)$", "", right)
         if not explicit and wrong.lower() not in prev_asst.lower():
             return None  # "不是A，是B" not contradicting anything the assistant said
-        para = _paraphrase_fix(prev_asst, right, wrong)
+        para = _paraphrase_fix(prev_asst, right, wrong) or _statement_fix(prev_asst, right, wrong)
         if para:
             return rewrite_assistant(para), right
         if CJK.search(body):
@@ -1416,6 +1492,77 @@ def _paraphrase_fix(prev_asst: str, right: str, wrong: str) -> str | None:
             r"(?<![0-9A-Za-z])" + re.escape(w) + r"(?![0-9A-Za-z])", r, seg, flags=re.IGNORECASE
         )
         return _core(fixed)
+    return None
+
+
+ASST_SELF = re.compile(r"我|\bI\b|\bI'(?:ll|m|ve)\b|\bwe\b|\blet me\b", re.IGNORECASE)
+ZH_ATTR = re.compile(
+    r"^(?:用户的?)?(?P<owner>[\u4e00-\u9fff]{0,8}?)的?"
+    r"(?P<attr>生日|纪念日|忌日|婚礼|家长会|航班|预算|房租|地址|名字|时间|日期|体重|身高)"
+    r"(?:是|在|为)?(?P<value>[^是在为].*)$"
+)
+
+
+def _replace_value(text: str, right: str, wrong: str) -> str | None:
+    """`text` with the wrong value replaced by the right one (whole token first, then the part
+    that differs: "十一月" -> "十月"); None when the wrong value is not in it."""
+    num = "0-9A-Za-z零一二两三四五六七八九十百千"
+    for r, w in ((right, wrong), _diff(right, wrong)):
+        if not r or not w:
+            continue
+        rx = re.compile(rf"(?<![{num}]){re.escape(w)}(?![0-9A-Za-z])", re.IGNORECASE)
+        if rx.search(text):
+            return rx.sub(lambda _m, r=r: r, text)
+    return None
+
+
+def _diff(right: str, wrong: str) -> tuple[str, str]:
+    """The differing middle of two values, never splitting a number or a Latin word."""
+    r, w = right, wrong
+    keep = "零一二两三四五六七八九十百千"
+    while r and w and r[-1] == w[-1] and not (r[-1].isascii() and r[-1].isalnum()):
+        if len(r) > 1 and len(w) > 1 and r[-2] in keep and w[-2] in keep and r[-1] in keep:
+            break
+        r, w = r[:-1], w[:-1]
+    while r and w and r[0] == w[0] and not (r[0].isascii() and r[0].isalnum()) and r[0] not in keep:
+        r, w = r[1:], w[1:]
+    return r.strip(), w.strip()
+
+
+def _statement_fix(prev_asst: str, right: str, wrong: str) -> str | None:
+    """The assistant's last statement holding the wrong value, corrected, as a statement about
+    the user: "好的，老婆生日十一月十二号，我会提醒你" + 十月/十一月
+    -> "用户老婆的生日是十月十二号".
+    Clauses about the assistant's own actions ("我会提醒你") are skipped."""
+    if not prev_asst:
+        return None
+    clauses = [
+        _core(c)
+        for sentence in split_sentences(prev_asst)
+        for c in re.split(r"[，,：:；;]\s*", sentence)
+        if c.strip()
+    ]
+    for clause in reversed(clauses):
+        if ACK_RE.match(clause) or ASST_SELF.search(clause) or _is_question(clause):
+            continue
+        fixed = _replace_value(clause, right, wrong)
+        if not fixed:
+            continue
+        fixed = re.sub(
+            r"^(?:好的|好嘞|抱歉|明白|收到|记住了|ok(?:ay)?|sure|noted)[，,。！!\s]*",
+            "",
+            fixed,
+            flags=re.IGNORECASE,
+        )
+        if CJK.search(fixed):
+            fixed = rewrite_assistant(fixed)
+            m = ZH_ATTR.match(fixed)
+            if m:
+                fixed = f"用户{m.group('owner')}的{m.group('attr')}是{m.group('value')}"
+            elif not fixed.startswith("用户"):
+                fixed = "用户" + fixed if re.match(r"[\u4e00-\u9fff]", fixed) else fixed
+            return fixed
+        return rewrite_assistant(fixed)
     return None
 
 
@@ -2341,6 +2488,9 @@ def _lexicon_slot(text: str, category: str, styles: list[str]) -> tuple[str, lis
     spans = find_entity_spans(text)
     entities = normalize_entities(c for _, c, _ in spans)
     types = [(entity_type(c), c, start, surf) for start, c, surf in spans]
+    lang_slot = None if styles else _language_slot(text, category)
+    if lang_slot:
+        return (*lang_slot, entities)
     if styles:
         genre = next((g for rx, g in GENRE_RES if rx.search(text)), "answer")
         return f"style:{genre}", _style_values(text, styles), entities
@@ -2417,6 +2567,9 @@ def _lexicon_slot(text: str, category: str, styles: list[str]) -> tuple[str, lis
             slot = "budget:trip"
         pos = max(low.find("预算"), low.find("budget"))
         values = amount_values(text[pos:] if pos >= 0 else text)[:1]
+    elif base == "rent":
+        m = re.search(r"房租|租金|rent", text, re.IGNORECASE)
+        values = amount_values(text[m.start() :] if m else text)[:1]
     else:
         wanted = {t for t, s in TYPE_SLOT.items() if s == slot}
         if slot in ("stack:backend", "stack:language"):
@@ -2451,6 +2604,36 @@ def _lexicon_slot(text: str, category: str, styles: list[str]) -> tuple[str, lis
     if who:
         slot = f"allergy:{who.group(0).lower()}"
     return slot, values, entities
+
+
+LANGUAGES = (
+    ("中文", re.compile(r"中文|汉语|汉字|\bchinese\b", re.IGNORECASE)),
+    ("英文", re.compile(r"英文|英语|\benglish\b", re.IGNORECASE)),
+    ("日文", re.compile(r"日文|日语|\bjapanese\b", re.IGNORECASE)),
+)
+LANGUAGE_USE = re.compile(
+    r"用|一律|统一|都|只|写|回复|回答|说|\bin\b|\brepl|\brespond|\bwrite|\buse\b",
+    re.IGNORECASE,
+)
+
+
+def _language_slot(text: str, category: str) -> tuple[str, list[str]] | None:
+    """The language the user wants a kind of output in, however it is worded: "以后写邮件都用
+    中文，别中英混着写" and "邮件一律中文" both answer `language:email` with "中文"."""
+    if category not in ("preference", "decision", "fact") or not LANGUAGE_USE.search(text):
+        return None
+    pos: list[str] = []
+    neg: list[str] = []
+    for name, rx in LANGUAGES:
+        for m in rx.finditer(text):
+            (neg if _negated(text, m.start(), m.end()) else pos).append(name)
+    values = list(dict.fromkeys(pos)) or [f"!{n}" for n in dict.fromkeys(neg)]
+    if not values:
+        return None
+    if category == "fact" and not STANDING_RE.search(text):
+        return None
+    genre = next((g for rx, g in GENRE_RES if rx.search(text)), "answer")
+    return f"language:{genre}", values
 
 
 _DAYLIKE = re.compile(r"^(?:周[一二三四五六日]|周末|\d{2}:\d{2})$")

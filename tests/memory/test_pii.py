@@ -92,3 +92,17 @@ def test_non_pii_numbers_stay(text):
 
 def test_empty():
     assert redact("").text == "" and redact("").found == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我的邮箱是zhang.wei@example.com，谢谢",
+        "邮箱是x.y@corp.cn",
+        "电话是+44 20 7946 0958",
+    ],
+)
+def test_pii_glued_to_chinese_is_redacted(text):
+    redacted = redact(text).text
+    assert "@" not in redacted and "7946" not in redacted
+    assert "[EMAIL]" in redacted or "[PHONE]" in redacted
