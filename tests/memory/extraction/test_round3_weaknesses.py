@@ -9,25 +9,13 @@ import datetime as dt
 import pytest
 
 from memory.decisions import SUPERSEDE, ExistingMemory, decide
-from memory.extraction.base import Turn
 from memory.extraction.episodes import is_episode
 from memory.extraction.rules import (
-    RuleExtractor,
     _is_question,
     derive_slot,
     well_formed_thing,
 )
-
-EX = RuleExtractor()
-WHEN = dt.datetime(2026, 6, 10, 10, tzinfo=dt.UTC)
-
-
-def cands(text: str):
-    return EX.extract([Turn("user", text, occurred_at=WHEN)]).candidates
-
-
-def semantic(text: str):
-    return [c for c in cands(text) if c.kind != "episodic"]
+from tests.memory.extraction.helpers import WHEN, cands, semantic
 
 
 def one(text: str):

@@ -9,29 +9,13 @@ import datetime as dt
 import pytest
 
 from memory.decisions import SUPERSEDE, ExistingMemory, compare_values, decide
-from memory.extraction.base import Turn
 from memory.extraction.rules import (
-    RuleExtractor,
     date_values,
     dated_event,
     derive_slot,
     product_slot,
 )
-
-EX = RuleExtractor()
-WHEN = dt.datetime(2026, 6, 10, 10, tzinfo=dt.UTC)
-
-
-def cands(text: str):
-    return EX.extract([Turn("user", text, occurred_at=WHEN)]).candidates
-
-
-def semantic(text: str):
-    return [c for c in cands(text) if c.kind != "episodic"]
-
-
-def episodic(text: str):
-    return [c for c in cands(text) if c.kind == "episodic"]
+from tests.memory.extraction.helpers import WHEN, episodic, semantic
 
 
 def one(text: str):
