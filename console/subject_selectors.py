@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.postgres.search import SearchQuery
 from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.http import Http404
@@ -20,9 +19,9 @@ from pgvector.django import CosineDistance
 from accounts.models import Agent
 from audit.models import AuditEntry
 from console.access import tenant_ids_for
-from memory import textsearch
 from memory.embeddings import get_embedder
 from memory.models import Event, Memory, RecallTrace, Subject
+from memory.selectors import memory_keyword_condition
 
 # Memory counts shown per subject in the list (one aggregated query).
 COUNTED_STATUSES = (
@@ -108,16 +107,6 @@ def subject_list(
 # --------------------------------------------------------------------------- memories
 
 
-def keyword_condition(q: str) -> Q:
-    """The keyword match of `memory.selectors.memory_list`: jieba/CJK/English terms or substring."""
-    condition = Q(content__icontains=q)
-    terms = textsearch.search_query_terms(q)
-    if terms:
-        tsquery = textsearch.build_tsquery(terms)
-        condition |= Q(search_vector=SearchQuery(tsquery, search_type="raw", config="simple"))
-    return condition
-
-
 def subject_memories(
     *,
     subject: Subject,
@@ -153,7 +142,7 @@ def subject_memories(
             .order_by("distance", "-pk")
         )
     if q:
-        queryset = queryset.filter(keyword_condition(q))
+        queryset = queryset.filter(memory_keyword_condition(q))
     return queryset.order_by("-created_at", "-pk")
 
 

@@ -34,6 +34,7 @@ from pgvector.django import CosineDistance
 from audit.services import Actor, audit_record
 from memory import decisions
 from memory.models import Memory, Observation
+from memory.services import evidence_entry, with_evidence
 
 logger = logging.getLogger(__name__)
 
@@ -278,14 +279,14 @@ def memories_consolidate(*, actor: Actor, limit: int | None = None) -> int:
             )
             if len(locked) != 2:
                 continue
-            twin.evidence = [
-                *twin.evidence,
-                {
-                    "event_id": memory.source_event_id,
-                    "quote": memory.source_quote[:500],
-                    "at": memory.observed_at.isoformat(),
-                },
-            ][-50:]
+            twin.evidence = with_evidence(
+                twin.evidence,
+                evidence_entry(
+                    event_id=memory.source_event_id,
+                    quote=memory.source_quote,
+                    at=memory.observed_at,
+                ),
+            )
             twin.merge_count += 1 + memory.merge_count
             twin.hit_count += memory.hit_count
             twin.importance = max(twin.importance, memory.importance)

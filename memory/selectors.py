@@ -110,6 +110,17 @@ def _page(queryset: QuerySet, *, cursor: str | None, limit: int, descending: boo
     return Page(items=rows[:limit], next_cursor=next_cursor)
 
 
+def memory_keyword_condition(q: str) -> Q:
+    """Keyword match for memory lists (API and console): jieba/CJK/English terms against the
+    search vector, or a plain substring of the content."""
+    condition = Q(content__icontains=q)
+    terms = textsearch.search_query_terms(q)
+    if terms:
+        tsquery = textsearch.build_tsquery(terms)
+        condition |= Q(search_vector=SearchQuery(tsquery, search_type="raw", config="simple"))
+    return condition
+
+
 def memory_list(
     *,
     subject: Subject | None,
@@ -129,12 +140,7 @@ def memory_list(
     if category:
         queryset = queryset.filter(category=category)
     if q:
-        terms = textsearch.search_query_terms(q)
-        condition = Q(content__icontains=q)
-        if terms:
-            tsquery = textsearch.build_tsquery(terms)
-            condition |= Q(search_vector=SearchQuery(tsquery, search_type="raw", config="simple"))
-        queryset = queryset.filter(condition)
+        queryset = queryset.filter(memory_keyword_condition(q))
     return _page(queryset.select_related("subject"), cursor=cursor, limit=limit, descending=True)
 
 

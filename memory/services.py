@@ -612,6 +612,19 @@ def _audit_memory(
     )
 
 
+EVIDENCE_LIMIT = 50  # evidence items kept per memory
+
+
+def evidence_entry(*, event_id: int | None, quote: str, at: dt.datetime) -> dict[str, Any]:
+    """One piece of merged evidence: where a statement was made again, and when."""
+    return {"event_id": event_id, "quote": quote[:500], "at": at.isoformat()}
+
+
+def with_evidence(evidence: list[dict[str, Any]], entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """The evidence list plus one entry, keeping the latest EVIDENCE_LIMIT."""
+    return [*evidence, entry][-EVIDENCE_LIMIT:]
+
+
 def _apply_merge(
     target: Memory,
     candidate: Candidate,
@@ -622,13 +635,13 @@ def _apply_merge(
 ) -> WriteResult:
     """Same statement again: keep one memory, remember the new evidence."""
     evidence = list(target.evidence)
-    if len(evidence) < 50:
+    if len(evidence) < EVIDENCE_LIMIT:
         evidence.append(
-            {
-                "event_id": source_event.pk if source_event else None,
-                "quote": candidate.source_quote[:500],
-                "at": occurred_at.isoformat(),
-            }
+            evidence_entry(
+                event_id=source_event.pk if source_event else None,
+                quote=candidate.source_quote,
+                at=occurred_at,
+            )
         )
     target.evidence = evidence
     target.merge_count += 1
@@ -710,14 +723,12 @@ def _apply_supersede(
             }
     if carry_evidence:
         carried = {
-            "evidence": [
-                *old.evidence,
-                {
-                    "event_id": old.source_event_id,
-                    "quote": old.source_quote[:500],
-                    "at": old.observed_at.isoformat(),
-                },
-            ][-50:],
+            "evidence": with_evidence(
+                old.evidence,
+                evidence_entry(
+                    event_id=old.source_event_id, quote=old.source_quote, at=old.observed_at
+                ),
+            ),
             "merge_count": old.merge_count + 1,
             "hit_count": old.hit_count,
             "importance": max(old.importance, round(float(candidate.importance), 4)),
@@ -1147,14 +1158,14 @@ def observation_resolve(
             if memory is None or not related:
                 raise ApplicationError("invalid", MSG_NO_RELATED)
             target = related[0]
-            target.evidence = [
-                *target.evidence,
-                {
-                    "event_id": memory.source_event_id,
-                    "quote": memory.source_quote[:500],
-                    "at": memory.observed_at.isoformat(),
-                },
-            ][-50:]
+            target.evidence = with_evidence(
+                target.evidence,
+                evidence_entry(
+                    event_id=memory.source_event_id,
+                    quote=memory.source_quote,
+                    at=memory.observed_at,
+                ),
+            )
             target.merge_count += 1
             target.save(update_fields=["evidence", "merge_count", "updated_at"])
             locked.memory = None
