@@ -22,7 +22,8 @@ class IsAgent(BasePermission):
             # 404 before 403: a subject the agent may not see does not exist for it.
             from memory.selectors import subject_for_agent
 
-            subject_for_agent(agent=agent, external_id=subject_id)
+            # Kept on the request so the view does not look the subject up again.
+            request.engram_subject = subject_for_agent(agent=agent, external_id=subject_id)
         scope = getattr(view, "required_scope", None)
         if scope is None:
             scope = SCOPE_READ if request.method in ("GET", "HEAD", "OPTIONS") else SCOPE_WRITE

@@ -15,7 +15,7 @@ from audit.services import actor_for_agent
 from core.exceptions import ApplicationError, NotFound
 from memory import selectors, services
 from memory.extraction.base import Candidate
-from memory.models import Event
+from memory.models import Event, Subject
 from memory.recall import RecallParams, recall_compute, recall_trace_payload
 from memory.serializers import (
     ErasureReceiptOutputSerializer,
@@ -45,10 +45,18 @@ def _agent(request: Request) -> Agent:
     return request.auth  # type: ignore[return-value]  # set by AgentKeyAuthentication
 
 
+def _subject(request: Request, subject_id: str) -> Subject | None:
+    """The URL's subject as resolved by the permission check (404 for outsiders, None when
+    never written)."""
+    if hasattr(request, "engram_subject"):
+        return request.engram_subject
+    return selectors.subject_for_agent(agent=_agent(request), external_id=subject_id)
+
+
 def _writable_subject(request: Request, subject_id: str):
     """Subject for a write: validated, permission-checked, created on first write."""
     agent = _agent(request)
-    subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+    subject = _subject(request, subject_id)
     if subject is None:
         subject = services.subject_get_or_create(
             tenant=agent.tenant, external_id=subject_id, actor=actor_for_agent(agent, request)
@@ -64,7 +72,6 @@ class EventsApi(APIView):
     )
     def post(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
-        selectors.subject_for_agent(agent=agent, external_id=subject_id)  # 404 for outsiders
         data = _validated(EventsAppendInputSerializer, request.data)
         actor = actor_for_agent(agent, request)
         appended = services.events_append(
@@ -86,7 +93,7 @@ class EventsApi(APIView):
     )
     def get(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
-        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        subject = _subject(request, subject_id)
         query = _validated(EventListQuerySerializer, request.query_params)
         page = selectors.event_list(
             subject=subject,
@@ -140,7 +147,7 @@ class MemoriesApi(APIView):
     )
     def get(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
-        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        subject = _subject(request, subject_id)
         query = _validated(MemoryListQuerySerializer, request.query_params)
         page = selectors.memory_list(
             subject=subject,
@@ -266,7 +273,7 @@ class RecallApi(APIView):
     @extend_schema(request=RecallInputSerializer, responses={200: RecallOutputSerializer})
     def post(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
-        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        subject = _subject(request, subject_id)
         data = _validated(RecallInputSerializer, request.data)
         if subject is not None and subject.paused:
             raise services.SubjectPaused()
@@ -302,7 +309,7 @@ class SessionContextApi(APIView):
     )
     def get(self, request: Request, subject_id: str, session_id: str) -> Response:
         agent = _agent(request)
-        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        subject = _subject(request, subject_id)
         query = _validated(SessionContextQuerySerializer, request.query_params)
         context = selectors.session_context(
             subject=subject, session_id=session_id, token_budget=query["token_budget"]
@@ -318,7 +325,7 @@ class ProfileApi(APIView):
     @extend_schema(parameters=[ProfileQuerySerializer], responses={200: ProfileOutputSerializer})
     def get(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
-        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        subject = _subject(request, subject_id)
         query = _validated(ProfileQuerySerializer, request.query_params)
         slots = selectors.subject_profile(
             subject=subject, as_of=query.get("as_of"), history=query["history"]
@@ -353,7 +360,7 @@ class SubjectApi(APIView):
         from privacy.services import subject_erase
 
         agent = _agent(request)
-        subject = selectors.subject_for_agent(agent=agent, external_id=subject_id)
+        subject = _subject(request, subject_id)
         if subject is None:
             raise NotFound("No such subject.")
         receipt = subject_erase(subject=subject, actor=actor_for_agent(agent, request))
