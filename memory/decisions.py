@@ -339,6 +339,38 @@ def _adds_information(candidate: Candidate, mem: ExistingMemory) -> bool:
     return bool(new_vals or new_ents or new_atoms)
 
 
+def is_change(candidate: Candidate) -> bool:
+    """A statement that something is different now: an explicit change word, or a firm
+    statement (an update written through the API at >= FIRM_CONFIDENCE)."""
+    from memory.extraction.rules import CHANGE_RE
+
+    return candidate.confidence + EPS >= FIRM_CONFIDENCE or bool(
+        CHANGE_RE.search(candidate.content)
+    )
+
+
+def _topic_conflict(
+    candidate: Candidate, existing: list[ExistingMemory], similarity: dict[int, float]
+) -> tuple[float, ExistingMemory] | None:
+    """The active memory a change statement replaces although no slot or wording links them:
+    the one most on the same topic (embedding similarity plus shared topic concept / noun,
+    memory/extraction/topics.py). A change on one topic replaces one memory, never several."""
+    from memory.extraction import topics
+
+    if candidate.kind == "episodic" or not is_change(candidate):
+        return None
+    best: tuple[float, ExistingMemory] | None = None
+    for mem in existing:
+        if mem.kind == "episodic" or mem.status != ACTIVE:
+            continue
+        ok, score, _ = topics.same_topic(
+            candidate.content, mem.content, float(similarity.get(mem.id, 0.0))
+        )
+        if ok and (best is None or score > best[0]):
+            best = (score, mem)
+    return best
+
+
 def decide(
     candidate: Candidate,
     occurred_at: dt.datetime | None,
@@ -364,6 +396,11 @@ def decide(
             (same_active if mem.status == ACTIVE else same_other).append((sim, mem))
         elif rel == "conflict" and mem.status == ACTIVE:
             conflicts.append((sim, mem))
+
+    if not same_active and not conflicts:
+        topical = _topic_conflict(candidate, existing, similarity)
+        if topical is not None:
+            conflicts.append(topical)
 
     if same_active:
         sim, mem = max(same_active, key=lambda x: (x[0], x[1].confidence))

@@ -26,6 +26,7 @@ from audit.services import Actor, audit_record
 from core.exceptions import ApplicationError, SubjectPaused
 from memory import aliases, decisions, pii, textsearch
 from memory.embeddings import get_embedder
+from memory.extraction import topics
 from memory.extraction.base import Candidate, ExtractionError, Turn
 from memory.models import Event, Memory, Observation, RecallTrace, Subject
 
@@ -712,7 +713,9 @@ def _apply_supersede(
 ) -> WriteResult:
     carried: dict[str, Any] = {}
     if not carry_evidence:
-        current = content_without_old_values(candidate.content, old.slot_values, candidate.values)
+        old_values = list(old.slot_values) or topics.value_atoms(old.content)
+        new_values = list(candidate.values) or topics.value_atoms(candidate.content)
+        current = content_without_old_values(candidate.content, old_values, new_values)
         if current != candidate.content:
             # Search text and embedding follow the content that will be recalled.
             candidate = replace(candidate, content=current)

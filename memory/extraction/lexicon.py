@@ -604,8 +604,17 @@ CHANGE_ZH = [
     r"搬家了|搬走了|已经搬|不再|再也不(?:用|去|找|买)|不用了|退掉了|停掉了|取消了|不续了|不续费",
     r"现在(?:改|换|是|用|在|找|都|已经)",
     r"(?<![想要算备虑试])(?:改期|延期到|推迟到|延到|推到|提前到)",
+    # change verbs: 改/换/转 + what is done now, a changed mind, a habit dropped ("不喝…了")
+    r"(?<![想要算备虑试该])(?:改(?:用|成|喝|吃|去|坐|买|选|穿|骑|开|看|找|在|到|为|报|学|上)|"
+    r"换(?:成|到|用|去|了)|转(?:去|到|用|投)|跳槽|改主意|变卦|搬(?:到|去|回)|入职|戒了|停了)",
+    r"(?:不|没再|别再)[\u4e00-\u9fff]{1,4}了(?:[，,。！!]|$)",
+    r"以后都|从此|之后都|以后(?:要|就|改|别|不|只)|迁(?:到|移到)|转移到|换到",
 ]
 CHANGE_EN = [
+    # change verbs and phrases: the old state is over ("switched to", "went with … instead")
+    r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|swap(?:ped)?|replac(?:ed|ing)|mov(?:ed|ing) to|"
+    r"relocat(?:ed|ing)|went with|going with|gone with|gave up|giving up|joined|started|"
+    r"instead|these days|not anymore|no more|used to|since the new|new job)\b",
     r"(?<!right )(?<!for )(?<!just )(?<!until )(?<!till )(?<!by )(?<!up to )\bnow\b",
     r"\bno longer\b",
     r"\banymore\b|\bany more\b",

@@ -29,7 +29,9 @@ import re
 from dataclasses import dataclass, field
 
 from memory.aliases import entity_type, find_entity_spans, normalize_entities
+from memory.extraction import general
 from memory.extraction.base import Candidate, ExtractionResult, Turn
+from memory.extraction.dialogue import DialogueState, dialogue_state
 from memory.extraction.episodes import episodes_for_turn, is_episode
 from memory.extraction.lexicon import (
     CHANGE_EN,
@@ -50,6 +52,7 @@ from memory.extraction.lexicon import (
     TOPIC_CUES,
     TYPE_SLOT,
 )
+from memory.extraction.salience import noise_only
 from memory.pii import contains_pii as _contains_pii
 from memory.textsearch import _get_jieba, cn_numeral_value
 
@@ -1018,6 +1021,7 @@ class Hit:
     entities: list[str] = field(default_factory=list)
     hedged: bool = False
     firm: bool = False
+    general: bool = False  # from the general detector (general.py), not a specific rule
 
 
 # Sentences glued back: an abbreviated title ("Dr. Patel") and a change stated over two
@@ -1102,27 +1106,36 @@ class RuleExtractor:
                 "",
             )
             prev_is_last = idx > 0 and turns[idx - 1].role == "assistant"
-            found = self._turn(turn, idx, prev_asst if prev_is_last else "", prev_asst)
+            state = dialogue_state(turns, idx)
+            found = self._turn(turn, idx, prev_asst if prev_is_last else "", prev_asst, state)
             candidates.extend(found)
             covered = {c.source_quote for c in found if c.source_quote}
             candidates.extend(episodes_for_turn(turn, idx, covered))
         return ExtractionResult(candidates=candidates, extractor=self.name)
 
     # -- one user turn ------------------------------------------------------------------------
-    def _turn(self, turn: Turn, idx: int, prev_reply: str, prev_asst: str) -> list[Candidate]:
+    def _turn(
+        self, turn: Turn, idx: int, prev_reply: str, prev_asst: str, state: DialogueState
+    ) -> list[Candidate]:
         text = turn.content.strip()
         lang = _lang(text)
         hits: list[Hit] = []
-        for sentence in split_sentences(text):
+        sentences = split_sentences(text)
+        for n, sentence in enumerate(sentences):
             hit = self._sentence(sentence, lang, prev_asst)
             if hit and _episode_only(hit, sentence):
                 continue  # a past event: the episodes extractor records it (with its date)
+            if hit is None and not is_episode(sentence) and not (prev_reply and n == 0):
+                # no specific detector knew the wording: the general one judges salience
+                hit = general.detect(sentence, state, answer=bool(state.question) and n == 0)
+            elif hit is not None and noise_only(sentence):
+                hit = None
             if hit:
                 hits.append(hit)
         if not hits and prev_reply:
-            hit = self._answer(text, lang, prev_reply)
+            hit = self._answer(text, lang, prev_reply, state)
             if hit:
-                hits.append(hit)
+                hits = [hit]
         return [self._candidate(h, idx, lang) for h in _merge_hits(hits)]
 
     def _sentence(self, sentence: str, lang: str, prev_asst: str) -> Hit | None:
@@ -1396,17 +1409,18 @@ class RuleExtractor:
             return f"说的是{sp}{right}，不是{sp}{wrong}", right
         return f"{right}, not {wrong}", right
 
-    def _answer(self, text: str, lang: str, prev_reply: str) -> Hit | None:
-        """A fragment answering the assistant's information question."""
-        if _is_question(text) or contains_pii(text):
+    def _answer(self, text: str, lang: str, prev_reply: str, state: DialogueState) -> Hit | None:
+        """A fragment answering the assistant's question, completed from the dialogue state
+        ("海尔的" after "哪个牌子的？" about a fridge → "用户的冰箱是海尔的")."""
+        if _is_question(text):
             return None
         qs = [s for s in split_sentences(prev_reply) if _is_question(s)]
         if not qs:
-            return None
+            return general.detect(text, state, answer=False)
         q = qs[-1]
         q = re.sub(r"^(?:好的|明白|了解|收到|谢谢)?[！!，,。]?\s*(?:请问)?", "", q).strip()
         if OFFER_Q.search(q) or not ADDRESS_Q.search(q):
-            return None
+            return general.detect(text, state, answer=False)
         kept = [
             c
             for c in split_clauses(text)
@@ -1416,23 +1430,22 @@ class RuleExtractor:
             and not FILLER_RE.match(_core(c))
         ]
         ans = _core(("" if lang == "zh" else " ").join(k.strip() for k in kept))
-        if len(ans) < 2:
+        if len(ans) < 2 or noise_only(ans):
             return None
         is_pref = bool(PREF_Q.search(q))
-        has_entity = any(entity_type(c) in TYPE_SLOT for _, c, _ in find_entity_spans(ans))
-        if not is_pref and not NUMBER_RE.search(ans) and not has_entity:
+        hit = general.detect(ans, state, answer=True)
+        if hit is None:
             return None
-        if is_pref and len(ans) < 4 and not has_entity:
-            return None
-        hedged = bool(HEDGE_RE.search(ans)) or ans.endswith("吧")
-        category = "preference" if is_pref else "fact"
-        qr, ar = rewrite(q, lang), rewrite(ans, lang)
-        body = f"用户回答“{qr}”：{ar}" if lang == "zh" else f'The user\'s answer to "{qr}": {ar}'
-        slot, values, ents = derive_slot(ans, category, [])
+        hedged = bool(HEDGE_RE.search(ans))
+        category = "preference" if is_pref else hit.category
+        slot, values, ents = derive_slot(f"{q} {ans}" if is_pref else ans, category, [])
+        if not slot:
+            slot, values, ents = hit.slot, hit.values, hit.entities or ents
         return Hit(
             category=category,
             kind="semantic",
-            content_body=body,
+            general=True,
+            content_body=hit.content_body,
             quote=text.strip(),
             confidence=0.45 if hedged else 0.7,
             importance=0.5,
@@ -1445,7 +1458,9 @@ class RuleExtractor:
     def _candidate(self, hit: Hit, idx: int, lang: str) -> Candidate:
         hlang = "zh" if CJK.search(hit.content_body) else "en"
         content = hit.content_body
-        if not content.startswith(("用户回答", "The user's answer")):
+        if hit.general:
+            content = content.rstrip("。.") + ("" if hlang == "zh" else ".")
+        elif not content.startswith(("用户回答", "The user's answer")):
             if hit.category != "correction":
                 content = _naturalize(content, hlang, hit.slot)
             content = _finish(content, hlang, hit.category, hit.kind)

@@ -253,7 +253,13 @@ def test_slotless_different_things_do_not_conflict():
     assert decide(new, T1, [old], {1: 0.8}).action == "create"
 
 
-def test_slotless_fallback_needs_similarity():
+def test_slotless_fallback_needs_similarity_or_a_shared_topic():
     old = mem(id=1, category="fact", content="The user streams music on Spotify.", confidence=0.75)
     new = cand(category="fact", content="The user streams music on Tidal.", confidence=0.9)
-    assert decide(new, T1, [old], {1: 0.5}).action == "create"
+    # firm, on the same topic (shared "music"/"stream"), another service: the new one replaces
+    assert decide(new, T1, [old], {1: 0.5}).action == "supersede"
+    # far apart in embedding space: unrelated however the words overlap
+    assert decide(new, T1, [old], {1: 0.2}).action == "create"
+    # a plain remark (no change word, not firm) never replaces anything on topic alone
+    plain = cand(category="fact", content="The user streams music on Tidal.", confidence=0.75)
+    assert decide(plain, T1, [old], {1: 0.5}).action == "create"

@@ -1,0 +1,115 @@
+"""Dialogue state: what a user turn is about when it does not say so itself.
+
+People answer questions and continue topics elliptically: "海尔的" after "哪个牌子的？" in a talk
+about a fridge, "那就不报了" after a weekend course was offered, "United, always" after "Which
+airline?". The extractor completes such turns from a small state built from the session:
+
+* `question`: the assistant's question right before the turn (its last interrogative sentence);
+* `topics`: head nouns of the recent turns, most recent first — Chinese nouns from jieba's
+  part-of-speech tags, English nouns after determiners / question words ("the laptop",
+  "which airline"), Latin product names in either language.
+
+`topic_for(clause)` picks the noun the clause is about: the most recent topic the clause does not
+mention itself, preferring one named in the assistant's question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memory.extraction.words import CJK, pos_cut, words
+
+_NOUN_FLAGS = ("n", "nz", "nt", "ns", "vn", "nrt", "nr", "ng")
+_EN_NOUN = re.compile(
+    r"\b(?:the|a|an|my|our|your|this|that|which|what|any|some|new)\s+"
+    r"((?:[a-z][a-z-]+\s+){0,1}[a-z][a-z-]+)",
+    re.IGNORECASE,
+)
+_EN_PREP_NOUN = re.compile(r"\b(?:for|about|on|of)\s+(?:the\s+)?([a-z][a-z-]{2,})\b", re.I)
+_QUESTION_END = re.compile(r"[？?]\s*$")
+_SENTENCES = re.compile(r"(?<=[。！？!?\n])|(?<=\.)\s+")
+
+
+def _generic() -> frozenset[str]:
+    return frozenset(words("generic_nouns_zh")) | frozenset(words("generic_nouns_en"))
+
+
+def _en_stop() -> frozenset[str]:
+    return frozenset(words("en_stopwords"))
+
+
+def head_nouns(text: str, *, common_only: bool = False) -> list[str]:
+    """Content nouns of a text in order of appearance (no generic nouns, no duplicates);
+    `common_only` leaves out proper names (the values, not the topics, of a statement)."""
+    generic, stop = _generic(), _en_stop()
+    flags = ("n", "vn", "ng") if common_only else _NOUN_FLAGS
+    found: list[str] = []
+    if CJK.search(text):
+        for word, flag in pos_cut(text):
+            w = word.strip()
+            if not w or w in generic or (flag not in flags and not flag.startswith(flags)):
+                continue
+            if common_only and flag.startswith(("nr", "ns", "nt", "nz")):
+                continue
+            if CJK.search(w) and len(w) < 2:
+                continue
+            found.append(w)
+    for rx in (_EN_NOUN, _EN_PREP_NOUN):
+        for m in rx.finditer(text):
+            phrase = [t for t in m.group(1).lower().split() if t not in stop]
+            if phrase and phrase[-1] not in generic and not phrase[-1].endswith(("ing", "ly")):
+                found.append(" ".join(phrase))
+    out: list[str] = []
+    for w in found:
+        if w not in out:
+            out.append(w)
+    return out
+
+
+def last_question(text: str) -> str:
+    sentences = [s.strip() for s in _SENTENCES.split(text or "") if s.strip()]
+    questions = [s for s in sentences if _QUESTION_END.search(s) or re.search(r"吗|呢", s[-3:])]
+    return questions[-1] if questions else ""
+
+
+@dataclass(frozen=True)
+class DialogueState:
+    question: str = ""
+    topics: tuple[str, ...] = ()
+    question_topics: tuple[str, ...] = ()
+
+    def topic_for(self, clause: str) -> str:
+        """The noun an elliptical clause is about, "" when the state has none."""
+        low = clause.lower()
+        for noun in self.topics:
+            if noun.lower() not in low:
+                return noun
+        for noun in self.question_topics:
+            if noun.lower() not in low:
+                return noun
+        return ""
+
+
+def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
+    """State before `turns[idx]` from at most `window` earlier turns of the session."""
+    question = ""
+    if idx > 0 and turns[idx - 1].role == "assistant":
+        question = last_question(turns[idx - 1].content or "")
+    recent: list[str] = []
+    start = max(0, idx - window)
+    for turn in reversed(turns[start:idx]):
+        if turn.role not in ("user", "assistant"):
+            continue
+        text = turn.content or ""
+        if turn.role == "assistant":
+            # only the assistant's question names the topic; its long replies name many things
+            text = last_question(text)
+        for noun in head_nouns(text):
+            if noun not in recent:
+                recent.append(noun)
+    q_topics = tuple(head_nouns(question)) if question else ()
+    # the user's own words are the topic; the question's nouns ("颜色", "airline") say which
+    # aspect of it is answered
+    user_nouns = [n for n in recent if n not in q_topics]
+    return DialogueState(question=question, topics=tuple(user_nouns), question_topics=q_topics)

@@ -1,0 +1,218 @@
+"""The general detector: salient statements that no specific detector recognised.
+
+Runs after the specific detectors (corrections, decisions, plans, preferences, … in rules.py)
+on every sentence of a user turn they left alone:
+
+1. split into clauses; drop noise clauses (salience.noise_reason);
+2. keep the sentence when its remaining clauses are salient (salience.Signals.salient), or
+   when it answers the agent's question;
+3. complete an elliptical statement from the dialogue state ("海尔的" → "用户的冰箱是海尔的",
+   "那就不报了" → "关于摄影课，用户不报了", "United, always" → "The user's airline: United,
+   always.");
+4. normalise to one declarative sentence about the user (pronouns rewritten, fillers,
+   laughter and emoji dropped, concrete values kept).
+
+Category from the signals: stance → preference, time with a future / trip cue → plan, kin /
+age / job → profile, otherwise fact. Hedged statements get a low confidence (observed, not
+active), changes a firm one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.extraction import salience
+from memory.extraction.dialogue import DialogueState, head_nouns
+from memory.extraction.words import CJK, alternation, words
+
+_PLAN = re.compile(
+    r"打算|计划|准备|想去|要去|下周|下个月|明年|今年|月底|月初|下旬|上旬|中旬|"
+    r"\b(?:plan|planning|thinking|going to|gonna|heading|will|next|trip|visit|"
+    r"in (?:early|mid|late)?\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b",
+    re.I,
+)
+_PROFILE = re.compile(
+    r"岁|儿子|女儿|孩子|老婆|老公|妻子|丈夫|父母|爸|妈|宠物|猫|狗|工作|职业|住在|老家|"
+    r"\b(?:years? old|son|daughter|kid|kids|wife|husband|partner|cat|dog|job|work as|live in|"
+    r"allergic|allergy)\b",
+    re.I,
+)
+_ZH_LEAD = re.compile(r"^(?:那就|那么|那|就要|就|要不|还是)")
+_EN_LEAD = re.compile(r"^(?:then|ok(?:ay)?|so|well|yeah|yes|no|nah)\b[,\s]*", re.I)
+_EN_VERB_ING = re.compile(r"^[a-z]+ing\b", re.I)
+_EN_BARE_VERB = re.compile(
+    r"^(?:shoot|drive|use|work|live|take|go|prefer|like|love|hate|need|want|have|own|run|"
+    r"ride|play|eat|drink|wear|bike|walk|fly|stay|keep|get|book|pay)s?\b",
+    re.I,
+)
+
+
+def _fillers() -> re.Pattern:
+    zh = sorted(words("fillers_zh"), key=len, reverse=True)
+    en = sorted(words("fillers_en"), key=len, reverse=True)
+    alt = "|".join([re.escape(w) for w in zh] + [rf"{re.escape(w)}\b" for w in en])
+    return re.compile(rf"^(?:(?:{alt})[\s,，、。.!！~]*)+", re.I)
+
+
+_FILLERS = None
+
+
+def clean(text: str) -> str:
+    """Drop emoji, laughter and leading discourse fillers; keep every concrete word."""
+    global _FILLERS
+    if _FILLERS is None:
+        _FILLERS = _fillers()
+    text = salience.EMOJI.sub("", text)
+    text = re.sub(rf"(?:{'|'.join(words('laughter'))})", "", text, flags=re.I)
+    text = _FILLERS.sub("", text.strip())
+    text = re.sub(r"\s{2,}", " ", text)
+    text = re.sub(r"(?<=[\u4e00-\u9fff])[吧啦呢哈呀哦嘛]+(?=[，,。.!！]|$)", "", text)
+    return text.strip(" ，,。.!！~～…")
+
+
+def _zh_sentence(body: str) -> str:
+    """A Chinese statement as a sentence about the user."""
+    from memory.extraction import rules as R
+
+    body = R.rewrite(body, "zh")
+    if body.startswith("用户"):
+        return body
+    pos = salience.pos_cut(body)
+    first = next((f for w, f in pos if w.strip()), "")
+    if first.startswith("n") and not first.startswith("nr"):
+        return "用户的" + body  # "门宽只有65公分" -> "用户的门宽只有65公分"
+    return "用户" + body
+
+
+def _en_sentence(body: str) -> str:
+    from memory.extraction import rules as R
+
+    body = R.rewrite(body, "en")
+    if re.match(r"(?:the user|user)\b", body, re.I):
+        out = body
+    elif _EN_VERB_ING.match(body):
+        out = "the user is " + body  # "thinking Iceland in late March"
+    elif _EN_BARE_VERB.match(body):
+        out = "the user " + R._third_person(body.split()[0]) + body[len(body.split()[0]) :]
+    elif re.match(r"(?:the|our|my)\s", body, re.I):
+        out = re.sub(r"^(?:the|our|my)\s", "the user's ", body, count=1, flags=re.I)
+    else:
+        out = "the user mentioned " + body[:1].lower() + body[1:]
+    out = out[:1].upper() + out[1:]
+    return out if out.endswith((".", "!", "?")) else out + "."
+
+
+def complete(body: str, state: DialogueState, zh: bool) -> str | None:
+    """An elliptical answer / continuation as a self-contained sentence, or None when the
+    state names no topic."""
+    topic = state.topic_for(body)
+    if not topic:
+        return None
+    if zh:
+        rest = _ZH_LEAD.sub("", body).strip("，, ")
+        rest = re.sub(r"^我(?:们)?", "", rest)
+        if not rest:
+            return None
+        pos = [(w, f) for w, f in salience.pos_cut(rest) if w.strip()]
+        verbal = any(f.startswith(("v", "d", "a")) for _, f in pos[:3])
+        if verbal:
+            return f"关于{topic}，用户{rest}"
+        return f"用户的{topic}是{rest}" if rest.endswith("的") else f"用户的{topic}：{rest}"
+    rest = _EN_LEAD.sub("", body).strip(", ")
+    if not rest:
+        return None
+    if re.match(r"(?:i|we)\b", rest, re.I):
+        from memory.extraction import rules as R
+
+        sentence = R.rewrite(rest, "en")
+        return f"About the {topic}: {sentence}".rstrip(".") + "."
+    return f"The user's {topic}: {rest}".rstrip(".") + "."
+
+
+def _category(sig: salience.Signals, text: str) -> str:
+    if sig.stance:
+        return "preference"
+    if sig.directive and sig.first_person is False:
+        return "preference"
+    if _PROFILE.search(text):
+        return "profile"
+    if sig.time and _PLAN.search(text):
+        return "plan"
+    return "fact"
+
+
+def detect(sentence: str, state: DialogueState, *, answer: bool):
+    """A Hit (rules.Hit) for a salient sentence, or None."""
+    from memory.extraction import rules as R
+
+    clauses = [c for c in R.split_clauses(sentence) if c.strip()]
+    kept: list[str] = []
+    signals: list[salience.Signals] = []
+    for clause in clauses:
+        sig = salience.analyse(clause, answer=answer)
+        if sig.noise:
+            continue
+        kept.append(clause.strip())
+        signals.append(sig)
+    if any(s.content for s in signals):
+        # "量了一下，门宽只有65公分": clauses without content around one with content are filler
+        pairs = [(c, s) for c, s in zip(kept, signals, strict=True) if s.content or s.personal]
+        kept, signals = [c for c, _ in pairs], [s for _, s in pairs]
+    if not kept:
+        return None
+    zh = bool(CJK.search(sentence))
+    body = clean(("" if zh else " ").join(kept))
+    if len(body) < (2 if zh else 3):
+        return None
+    merged = salience.Signals(
+        named=any(s.named for s in signals),
+        quantity=any(s.quantity for s in signals),
+        time=any(s.time for s in signals),
+        stance=any(s.stance for s in signals),
+        habit=any(s.habit for s in signals),
+        directive=any(s.directive for s in signals),
+        change=any(s.change for s in signals),
+        first_person=any(s.first_person for s in signals),
+        possession=any(s.possession for s in signals),
+        answer=answer,
+        hedged=any(s.hedged for s in signals),
+    )
+    ellipsis = salience.elliptical(body)
+    if not merged.salient and not (answer and ellipsis and len(body) >= 2):
+        return None
+    content = None
+    if ellipsis and (answer or not merged.first_person or zh):
+        content = complete(body, state, zh)
+        if content is None and not merged.salient:
+            return None
+    if content is None:
+        content = _zh_sentence(body) if zh else _en_sentence(body)
+    content = content.rstrip("。") if zh else content
+    category = _category(merged, body)
+    slot, values, entities = R.derive_slot(body, category, [])
+    topic_nouns = head_nouns(content)
+    if not entities:
+        entities = [n for n in salience.named_things(body) if len(n) >= 2][:5]
+    confidence = 0.75
+    if merged.change:
+        confidence = 0.9
+    if merged.hedged:
+        confidence = 0.45
+    del topic_nouns
+    return R.Hit(
+        category=category,
+        kind="procedural" if merged.directive and category == "preference" else "semantic",
+        content_body=content,
+        quote=sentence.strip(),
+        confidence=confidence,
+        importance=0.55,
+        slot=slot,
+        values=values,
+        entities=entities,
+        hedged=merged.hedged,
+        firm=merged.change,
+        general=True,
+    )
+
+
+_ = alternation  # re-exported for detectors that build their own classes

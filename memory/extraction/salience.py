@@ -1,0 +1,218 @@
+"""Is a clause of a user turn worth remembering? General signals instead of trigger sentences.
+
+A clause is *salient* when it is not noise and carries concrete content about the person:
+
+content signals  named thing (product / place / person / Latin name, model numbers "X-T4"),
+                 a number with a unit ("65公分", "120cm", "五岁"), a time expression, a stance
+                 (like / dislike / prefer), a habit adverb (一般 / usually), a standing directive
+                 (以后 / from now on), a change (改 / switched)
+personal signals first person, possession ("我家", "our"), an answer to the agent's question
+
+salient = not noise and (content ≥ 2, or content ≥ 1 and personal). A user's measurement or
+model name counts twice: people rarely state one that is not theirs.
+
+noise (explicit)  acknowledgements, thanks, refusals and laughter or emoji with nothing else,
+                  questions without a personal statement, hypotheticals ("如果我中了彩票",
+                  "if I were"), jokes ("开玩笑", "jk"), one-off requests to the agent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from memory.extraction.words import CJK, alternation, pos_cut, words
+
+EMOJI = re.compile(
+    "[\U0001f300-\U0001faff\U00002600-\U000027bf\U0001f000-\U0001f2ff\u2b50\u2b55\u200d\ufe0f]"
+)
+_NAME_FLAGS = ("nr", "ns", "nt", "nz", "nrt")
+_MODEL = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-\s]?\d+[A-Za-z0-9-]*|\d+[A-Za-z]+\d*)(?![A-Za-z])"
+)
+_LATIN_NAME = re.compile(r"(?<![A-Za-z'])[A-Z][a-zA-Z'&.-]+")
+_NUM = r"(?:\d+(?:\.\d+)?|[零一二两三四五六七八九十百千万半]+)"
+_FIRST_PERSON = re.compile(r"我|咱|\b(?:I|I'm|I've|I'd|I'll|me|my|mine|we|our|us)\b", re.I)
+_POSSESSION = re.compile(r"我(?:们)?(?:家|的)|\b(?:my|our)\b", re.I)
+_HABIT = re.compile(
+    r"一般|平时|通常|每天|每周|每个?月|每晚|每早|经常|总是|一直|基本上|习惯|向来|"
+    r"\b(?:usually|normally|always|never|every|often|typically|generally|mostly)\b",
+    re.I,
+)
+_NOW = re.compile(
+    r"今天|今早|今晚|今儿|刚才|刚刚|这会儿|此刻|这次|这一次|这回|本次|"
+    r"\b(?:this morning|this afternoon|this evening|today|tonight|right now|at the moment|"
+    r"this time|for this one|for now)\b",
+    re.I,
+)
+_EN_SENTENCE_START = {"I", "I'm", "I've", "I'd", "I'll", "The", "A", "An", "My", "Our", "We"}
+
+
+@cache
+def _rx(key: str) -> re.Pattern:
+    return alternation(words(key), en_words=True)
+
+
+@cache
+def _quantity() -> re.Pattern:
+    units = sorted(words("units"), key=len, reverse=True)
+    alt = "|".join(re.escape(u) for u in units)
+    return re.compile(rf"{_NUM}\s*(?:{alt})(?![A-Za-z])", re.I)
+
+
+def strip_noise_tokens(text: str) -> str:
+    """The clause without emoji, laughter and punctuation-only runs."""
+    text = EMOJI.sub("", text)
+    text = re.sub(rf"(?:{'|'.join(words('laughter'))})", "", text, flags=re.I)
+    return text.strip(" \t~～.,，。!！?？…-—:：;；")
+
+
+@dataclass(frozen=True)
+class Signals:
+    named: bool = False
+    quantity: bool = False
+    time: bool = False
+    stance: bool = False
+    habit: bool = False
+    directive: bool = False
+    change: bool = False
+    first_person: bool = False
+    possession: bool = False
+    answer: bool = False
+    hedged: bool = False
+    noise: str = ""
+
+    @property
+    def content(self) -> int:
+        return (
+            2 * self.named
+            + 2 * self.quantity
+            + self.time
+            + self.stance
+            + self.habit
+            + self.directive
+            + self.change
+        )
+
+    @property
+    def personal(self) -> bool:
+        return self.first_person or self.possession or self.answer
+
+    @property
+    def salient(self) -> bool:
+        if self.noise:
+            return False
+        return self.content >= 2 or (self.content >= 1 and self.personal)
+
+
+def named_things(text: str) -> list[str]:
+    """Names in a clause: model numbers, capitalised Latin words (not sentence-initial function
+    words), jieba proper nouns, Latin words inside Chinese text, known alias entities."""
+    from memory.aliases import find_entity_spans
+
+    found = [m.group(0).strip() for m in _MODEL.finditer(text)]
+    zh = bool(CJK.search(text))
+    for m in _LATIN_NAME.finditer(text):
+        tok = m.group(0).rstrip(".")
+        if tok in _EN_SENTENCE_START or tok.lower() in words("en_stopwords"):
+            continue
+        found.append(tok)
+    if zh:
+        for word, flag in pos_cut(text):
+            if (flag.startswith(_NAME_FLAGS) and len(word) >= 2 and CJK.search(word)) or (
+                flag == "eng" and len(word) >= 2
+            ):
+                found.append(word)
+    found.extend(c for _, c, _ in find_entity_spans(text))
+    out: list[str] = []
+    for f in found:
+        if f and f not in out:
+            out.append(f)
+    return out
+
+
+def noise_reason(clause: str, *, question: bool) -> str:
+    from memory.extraction import rules as R
+
+    core = strip_noise_tokens(clause)
+    if not core:
+        return "emoji or laughter only"
+    if R.ACK_RE.match(core) or re.fullmatch(
+        _rx("refusals").pattern + r"[啊呀吧的了哈!！。.,，~\s]*", core, re.I
+    ):
+        return "acknowledgement"
+    if _rx("hypothetical").search(core):
+        return "hypothetical"
+    if _rx("joking").search(core):
+        return "joke"
+    if question:
+        return "question"
+    if R.REVISION_RE.match(core):
+        return "revision of the current reply"  # "再口语化一点", "make it shorter"
+    if (
+        _NOW.search(core)
+        and not R.STANDING_RE.search(core)
+        and not _HABIT.search(core)
+        and not R.CHANGE_RE.search(core)
+        and not R.PLAN_RE.search(core)
+    ):
+        return "about this moment only"  # "I had coffee this morning", "今天有点累"
+    if R.TASK_ZH.match(core) or R.TASK_EN.match(core):
+        return "one-off request"
+    return ""
+
+
+def analyse(clause: str, *, answer: bool = False) -> Signals:
+    from memory.extraction import rules as R
+
+    core = strip_noise_tokens(clause)
+    question = R._is_question(clause) and not R.HEDGE_RE.search(clause)
+    noise = noise_reason(clause, question=question)
+    if noise:
+        return Signals(noise=noise)
+    named = bool(named_things(core))
+    stance = bool(R.PREF_POS.search(core) or R.PREF_NEG.search(core))
+    if stance and not named and R.DEICTIC.search(R._main_clause(core)) and R._short_remark(core):
+        return Signals(noise="remark about the current reply")  # "I love this", "这个挺好"
+    return Signals(
+        named=named,
+        quantity=bool(_quantity().search(core)),
+        time=bool(R.TIME_RE.search(core) or R.DAY_RE.search(core) or R.TIME_OF_DAY_RE.search(core)),
+        stance=stance,
+        habit=bool(_HABIT.search(core)),
+        directive=bool(R.STANDING_RE.search(core)),
+        change=bool(R.CHANGE_RE.search(core) or R.FIRM_RE.search(core)),
+        first_person=bool(_FIRST_PERSON.search(core)),
+        possession=bool(_POSSESSION.search(core)),
+        answer=answer,
+        hedged=bool(R.HEDGE_RE.search(core) or R.REPORTED_RE.search(core)),
+    )
+
+
+def has_content_noun(clause: str) -> bool:
+    """Does the clause name what it is about (a noun that is not a deictic or generic word)?"""
+    from memory.extraction.dialogue import head_nouns
+
+    return bool(head_nouns(clause, common_only=True))
+
+
+def elliptical(clause: str) -> bool:
+    """A clause that leans on the context: deictic ("那款", "that one", "it") or too short to
+    name its topic ("海尔的", "United, always", "那就不报了")."""
+    core = strip_noise_tokens(clause)
+    if CJK.search(core):
+        if _rx("deictic_zh").search(core):
+            return True
+        return len(CJK.findall(core)) <= 8 and not has_content_noun(core)
+    if re.search(r"\b(?:that one|this one|the one|it|that|those|these)\b", core, re.I):
+        return True
+    return len(core.split()) <= 5 and not re.search(r"\b(?:I|I'm|my|we|our)\b", core)
+
+
+def noise_only(sentence: str) -> bool:
+    """Every clause of the sentence is noise ("不用 😂", "lol no thanks")."""
+    from memory.extraction import rules as R
+
+    clauses = [c for c in R.split_clauses(sentence) if c.strip()]
+    return bool(clauses) and all(noise_reason(c, question=R._is_question(c)) for c in clauses)

@@ -1,0 +1,121 @@
+"""Topics: do two statements answer the same question about the person?
+
+Slots only match when two statements are worded alike. People change a fact in other words —
+"The user bikes to work" → "gave up the bike commute, Caltrain every day now"; "每天一杯 flat
+white" → "已经 quit caffeine 了，现在早上喝 rooibos". Two statements are on one topic when
+they are close in embedding space *and* share what they are about:
+
+* a topic concept from `data/topics.json` (residence, employer, commute, drink, …), stronger
+  when a person has one value of it at a time (`single`);
+* a common noun (jieba nouns in Chinese, nouns after determiners in English) — the values
+  themselves (brands, places, numbers) are what differs, so names do not count.
+
+`topic_score` adds those to the cosine similarity; `same_topic` compares it with a threshold
+calibrated on pairs written for that purpose (tests/memory/test_topics.py).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from memory.extraction.words import CJK, load, words
+
+SINGLE_BONUS = 0.3
+MULTI_BONUS = 0.15
+NOUN_BONUS = 0.1
+SAME_TOPIC = 0.6
+MIN_SIMILARITY = 0.25
+
+_NUMBER = re.compile(r"\d+(?:[.:]\d+)?")
+
+
+@cache
+def _concepts() -> list[tuple[str, bool, re.Pattern | None, re.Pattern | None, frozenset]]:
+    out = []
+    for name, spec in load("topics")["concepts"].items():
+        zh = [re.escape(w) for w in spec.get("zh", []) if len(w) > 1]
+        zh_chars = frozenset(w for w in spec.get("zh", []) if len(w) == 1)
+        en = [rf"(?<![a-z]){re.escape(stem_words(w))}(?![a-z])" for w in spec.get("en", [])]
+        out.append(
+            (
+                name,
+                bool(spec.get("single")),
+                re.compile("|".join(zh)) if zh else None,
+                re.compile("|".join(en), re.I) if en else None,
+                zh_chars,
+            )
+        )
+    return out
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def stem_words(text: str) -> str:
+    """English words crudely stemmed ("bikes"/"biking"/"biked" → "bik"), other text kept."""
+    return re.sub(r"[A-Za-z]+", lambda m: _stem(m.group(0).lower()), text)
+
+
+def concepts(text: str) -> dict[str, bool]:
+    """Topic concepts a statement touches → whether each is single-valued. A one-character
+    Chinese word counts only as a word of its own ("车", not the 车 of "自行车")."""
+    from memory.extraction.words import pos_cut
+
+    found: dict[str, bool] = {}
+    tokens = {w for w, _ in pos_cut(text)} if CJK.search(text) else set()
+    stemmed = stem_words(text)
+    for name, single, zh, en, zh_chars in _concepts():
+        if (zh and zh.search(text)) or (en and en.search(stemmed)) or (zh_chars & tokens):
+            found[name] = single
+    return found
+
+
+def common_nouns(text: str) -> set[str]:
+    from memory.extraction.dialogue import head_nouns
+
+    nouns = {n.lower() for n in head_nouns(text, common_only=True)}
+    if not CJK.search(text):
+        nouns |= {
+            w.rstrip("s")
+            for w in re.findall(r"[a-z]{4,}", text.lower())
+            if w not in words("en_topic_stop")
+        }
+    return nouns
+
+
+def value_atoms(text: str) -> list[str]:
+    """The concrete values of a statement: names, model numbers, numbers."""
+    from memory.extraction.salience import named_things
+
+    atoms = [n for n in named_things(text) if n.lower() not in ("user", "the user")]
+    atoms += _NUMBER.findall(text)
+    return list(dict.fromkeys(atoms))
+
+
+def topic_score(new: str, old: str, similarity: float) -> tuple[float, str]:
+    """(score, why) of two statements being about the same topic."""
+    if similarity < MIN_SIMILARITY:
+        return similarity, ""
+    a, b = concepts(new), concepts(old)
+    shared = set(a) & set(b)
+    score, why = similarity, []
+    if shared:
+        single = any(a[c] for c in shared)
+        score += SINGLE_BONUS if single else MULTI_BONUS
+        why.append("topic " + "/".join(sorted(shared)))
+    nouns = common_nouns(new) & common_nouns(old)
+    if nouns:
+        score += NOUN_BONUS
+        why.append("shared " + "/".join(sorted(nouns)[:3]))
+    return score, ", ".join(why)
+
+
+def same_topic(new: str, old: str, similarity: float) -> tuple[bool, float, str]:
+    score, why = topic_score(new, old, similarity)
+    return score >= SAME_TOPIC and bool(why), score, why

@@ -1,0 +1,46 @@
+"""Word classes for the general extraction mechanisms, loaded once from `data/*.json`.
+
+Lists of words, never of sentences: the mechanisms in dialogue.py, salience.py and topics.py
+decide with them; growing a class is a data change reviewed like code.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+DATA = Path(__file__).with_name("data")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@cache
+def load(name: str) -> dict:
+    with (DATA / f"{name}.json").open(encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def words(key: str) -> tuple[str, ...]:
+    return tuple(load("language")[key])
+
+
+def alternation(items, *, en_words: bool = False) -> re.Pattern:
+    """One regex for a word class; English entries match as whole words."""
+    parts = []
+    for item in sorted(items, key=len, reverse=True):
+        esc = re.escape(item)
+        if en_words and not CJK.search(item) and item[:1].isalnum():
+            esc = rf"(?<![A-Za-z]){esc}(?![A-Za-z])"
+        parts.append(esc)
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+def pos_cut(text: str) -> list[tuple[str, str]]:
+    """jieba part-of-speech segmentation as (word, flag) pairs."""
+    from jieba import posseg
+
+    from memory.textsearch import _get_jieba
+
+    _get_jieba()
+    return [(p.word, p.flag) for p in posseg.cut(text)]
