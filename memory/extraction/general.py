@@ -47,24 +47,11 @@ _EN_BARE_VERB = re.compile(
 )
 
 
-def _fillers() -> re.Pattern:
-    zh = sorted(words("fillers_zh"), key=len, reverse=True)
-    en = sorted(words("fillers_en"), key=len, reverse=True)
-    alt = "|".join([re.escape(w) for w in zh] + [rf"{re.escape(w)}\b" for w in en])
-    return re.compile(rf"^(?:(?:{alt})[\s,，、。.!！~]*)+", re.I)
-
-
-_FILLERS = None
-
-
 def clean(text: str) -> str:
     """Drop emoji, laughter and leading discourse fillers; keep every concrete word."""
-    global _FILLERS
-    if _FILLERS is None:
-        _FILLERS = _fillers()
     text = salience.EMOJI.sub("", text)
     text = re.sub(rf"(?:{'|'.join(words('laughter'))})", "", text, flags=re.I)
-    text = _FILLERS.sub("", text.strip())
+    text = salience.leading_fillers().sub("", text.strip())
     text = re.sub(r"\s{2,}", " ", text)
     text = re.sub(r"(?<=[\u4e00-\u9fff])[吧啦呢哈呀哦嘛]+(?=[，,。.!！]|$)", "", text)
     return text.strip(" ，,。.!！~～…")

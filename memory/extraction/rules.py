@@ -52,7 +52,7 @@ from memory.extraction.lexicon import (
     TOPIC_CUES,
     TYPE_SLOT,
 )
-from memory.extraction.salience import noise_only
+from memory.extraction.salience import hypothetical, noise_only
 from memory.pii import contains_pii as _contains_pii
 from memory.textsearch import _get_jieba, cn_numeral_value
 
@@ -463,7 +463,9 @@ TEAM_RE = re.compile(
     r"\s*(?:的)?\s*(?:周会|例会|组会|晨会|站会|部门例会|weekly|standup|meeting)",
     re.IGNORECASE,
 )
-SENT_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=……)|(?<=\.)(?=\s+[A-Z\u4e00-\u9fff])")
+SENT_SPLIT = re.compile(
+    r"(?<=[。！？!?\n])|(?<=……)|(?<=\.)(?=\s+[A-Z\u4e00-\u9fff])|(?<=[a-z]{2}\.)(?=\s+[a-z])"
+)
 CLAUSE_SPLIT = re.compile(r"(?<=[，：、；])(?=\s*\S)|(?<=[,:;])(?=\s+\S|[\u4e00-\u9fff])")
 
 
@@ -1024,6 +1026,11 @@ class Hit:
     general: bool = False  # from the general detector (general.py), not a specific rule
 
 
+BACK_TO_REAL = re.compile(
+    r"^(?:不过|但是|但|说真的|说正经的|言归正传|回到正题|anyway|but|seriously|back to|ok so|okay so)",
+    re.IGNORECASE,
+)
+
 # Sentences glued back: an abbreviated title ("Dr. Patel") and a change stated over two
 # sentences ("I switched dentists. It's now Dr. Gomez.").
 TITLE_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St)\.$")
@@ -1121,7 +1128,16 @@ class RuleExtractor:
         lang = _lang(text)
         hits: list[Hit] = []
         sentences = split_sentences(text)
+        imagined = False
         for n, sentence in enumerate(sentences):
+            # what follows an imagined situation in the same turn is imagined too ("要是中了
+            # 五百万…。第一件事就是辞职…"), until the user turns back ("不过说真的…")
+            if hypothetical(sentence):
+                imagined = True
+                continue
+            if imagined and not BACK_TO_REAL.match(sentence):
+                continue
+            imagined = False
             hit = self._sentence(sentence, lang, prev_asst)
             if hit and _episode_only(hit, sentence):
                 continue  # a past event: the episodes extractor records it (with its date)

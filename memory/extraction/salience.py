@@ -61,11 +61,27 @@ def _quantity() -> re.Pattern:
     return re.compile(rf"{_NUM}\s*(?:{alt})(?![A-Za-z])", re.I)
 
 
+@cache
+def leading_fillers() -> re.Pattern:
+    """Discourse fillers at the start of a clause ("对了", "其实", "by the way", "ok so")."""
+    zh = sorted(words("fillers_zh"), key=len, reverse=True)
+    en = sorted(words("fillers_en"), key=len, reverse=True)
+    sep = r"[\s,，、。.!！~]"
+    # one-character and acknowledging fillers ("好", "对", "行") only before a pause: "好吃",
+    # "对面" are words
+    loose = [re.escape(w) for w in zh if len(w) > 1 and w not in ("好的", "对了")]
+    tight = [re.escape(w) + f"{sep}" for w in zh if len(w) == 1 or w in ("好的",)]
+    alt = "|".join(loose + tight + [rf"{re.escape(w)}\b" for w in en] + ["对了"])
+    return re.compile(rf"^(?:(?:{alt}){sep}*)+", re.I)
+
+
 def strip_noise_tokens(text: str) -> str:
-    """The clause without emoji, laughter and punctuation-only runs."""
+    """The clause without emoji, laughter, leading fillers and punctuation-only runs."""
     text = EMOJI.sub("", text)
     text = re.sub(rf"(?:{'|'.join(words('laughter'))})", "", text, flags=re.I)
-    return text.strip(" \t~～.,，。!！?？…-—:：;；")
+    text = text.strip(" \t~～.,，。!！?？…-—:：;；")
+    stripped = leading_fillers().sub("", text)
+    return (stripped or text).strip(" \t~～.,，。!！?？…-—:：;；")
 
 
 @dataclass(frozen=True)
@@ -132,17 +148,34 @@ def named_things(text: str) -> list[str]:
     return out
 
 
+def _without_acks(text: str) -> str:
+    """What is left of a clause once acknowledgements, refusals and particles are removed."""
+    text = _rx("acknowledgements").sub(" ", text)
+    text = _rx("refusals").sub(" ", text)
+    return re.sub(r"[\s啊呀吧的了哈啦嘛呢哦!！。.,，、~～?？]+", "", text)
+
+
+_WOULD = re.compile(
+    r"\b(?:i|we)(?:'d| would)\s+(?!(?:like|love|prefer|rather|want|appreciate|say|need)\b)", re.I
+)
+
+
+def hypothetical(text: str) -> bool:
+    """Counterfactual or imagined ("如果我中了彩票", "if I were", "I'd quit and move to Bali")."""
+    return bool(_rx("hypothetical").search(text) or _WOULD.search(text))
+
+
 def noise_reason(clause: str, *, question: bool) -> str:
     from memory.extraction import rules as R
 
     core = strip_noise_tokens(clause)
     if not core:
         return "emoji or laughter only"
-    if R.ACK_RE.match(core) or re.fullmatch(
-        _rx("refusals").pattern + r"[啊呀吧的了哈!！。.,，~\s]*", core, re.I
-    ):
-        return "acknowledgement"
-    if _rx("hypothetical").search(core):
+    if R.ACK_RE.match(core) or not _without_acks(core):
+        return "acknowledgement"  # "got it 谢了", "lol 不用不用", "ok thanks!!"
+    if not _without_acks(_rx("stance_only").sub("", core)):
+        return "exclamation"  # "哈哈哈受不了", "ugh love it"
+    if hypothetical(core):
         return "hypothetical"
     if _rx("joking").search(core):
         return "joke"
