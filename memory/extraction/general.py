@@ -128,17 +128,28 @@ def _category(sig: salience.Signals, text: str) -> str:
     return "fact"
 
 
-def detect(sentence: str, state: DialogueState, *, answer: bool):
-    """A Hit (rules.Hit) for a salient sentence, or None."""
+def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = False):
+    """A Hit (rules.Hit) for a salient sentence, or None. `asked`: the agent asked for this
+    information (its question was about the person's wishes), so any non-noise answer counts."""
     from memory.extraction import rules as R
 
     clauses = [c for c in R.split_clauses(sentence) if c.strip()]
+    question = R._is_question(sentence) and not R.HEDGE_RE.search(sentence)
     kept: list[str] = []
     signals: list[salience.Signals] = []
+    after_request = False
     for clause in clauses:
         sig = salience.analyse(clause, answer=answer)
+        if sig.noise == "one-off request":
+            after_request = True  # its arguments follow ("订酒店，入住人写我，手机号…")
+            continue
         if sig.noise:
             continue
+        if after_request and not (sig.stance or sig.directive or sig.habit):
+            continue
+        after_request = False
+        if question and not (sig.first_person or sig.possession):
+            continue  # "Tabs or spaces, what do most people use?"
         kept.append(clause.strip())
         signals.append(sig)
     if any(s.content for s in signals):
@@ -165,7 +176,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool):
         hedged=any(s.hedged for s in signals),
     )
     ellipsis = salience.elliptical(body)
-    if not merged.salient and not (answer and ellipsis and len(body) >= 2):
+    if not merged.salient and not (answer and (ellipsis or asked) and len(body) >= 2):
         return None
     content = None
     if ellipsis and (answer or not merged.first_person or zh):

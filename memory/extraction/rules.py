@@ -1435,8 +1435,10 @@ class RuleExtractor:
             return general.detect(text, state, answer=False)
         q = qs[-1]
         q = re.sub(r"^(?:好的|明白|了解|收到|谢谢)?[！!，,。]?\s*(?:请问)?", "", q).strip()
-        if OFFER_Q.search(q) or not ADDRESS_Q.search(q):
+        if OFFER_Q.search(q):
             return general.detect(text, state, answer=False)
+        if not ADDRESS_Q.search(q):  # a yes/no question: the reply decides about its topic
+            return general.detect(text, state, answer=True)
         kept = [
             c
             for c in split_clauses(text)
@@ -1449,7 +1451,7 @@ class RuleExtractor:
         if len(ans) < 2 or noise_only(ans):
             return None
         is_pref = bool(PREF_Q.search(q))
-        hit = general.detect(ans, state, answer=True)
+        hit = general.detect(ans, state, answer=True, asked=is_pref and len(ans) >= 4)
         if hit is None:
             return None
         hedged = bool(HEDGE_RE.search(ans))

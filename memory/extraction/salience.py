@@ -102,7 +102,7 @@ class Signals:
     @property
     def content(self) -> int:
         return (
-            2 * self.named
+            self.named
             + 2 * self.quantity
             + self.time
             + self.stance
@@ -146,6 +146,26 @@ def named_things(text: str) -> list[str]:
         if f and f not in out:
             out.append(f)
     return out
+
+
+_ZH_SUBJECTLESS_START = ("v", "d", "t", "p", "c", "m", "r", "a")
+
+
+def implicit_subject(text: str) -> bool:
+    """A statement without a subject is the speaker's own ("thinking Iceland in March",
+    "gave up the bike commute", "下个月去冰岛"); one that starts with a thing is about the thing
+    ("Pixel 9 Pro 最近降价了")."""
+    if CJK.search(text):
+        first = next(((w, f) for w, f in pos_cut(text) if w.strip()), ("", ""))
+        return first[1].startswith(_ZH_SUBJECTLESS_START) and first[0] not in ("这", "那", "它")
+    first = (text.split() or [""])[0].lower()
+    return bool(
+        re.fullmatch(
+            r"[a-z]+(?:ing|ed)|gave|went|got|took|had|been|just|still|"
+            r"finally|already|never|always|usually|gonna|wanna|need|want",
+            first,
+        )
+    )
 
 
 def _without_acks(text: str) -> str:
@@ -216,7 +236,7 @@ def analyse(clause: str, *, answer: bool = False) -> Signals:
         habit=bool(_HABIT.search(core)),
         directive=bool(R.STANDING_RE.search(core)),
         change=bool(R.CHANGE_RE.search(core) or R.FIRM_RE.search(core)),
-        first_person=bool(_FIRST_PERSON.search(core)),
+        first_person=bool(_FIRST_PERSON.search(core)) or implicit_subject(core),
         possession=bool(_POSSESSION.search(core)),
         answer=answer,
         hedged=bool(R.HEDGE_RE.search(core) or R.REPORTED_RE.search(core)),
