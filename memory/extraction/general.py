@@ -134,7 +134,9 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     from memory.extraction import rules as R
 
     clauses = [c for c in R.split_clauses(sentence) if c.strip()]
-    question = R._is_question(sentence) and not R.HEDGE_RE.search(sentence)
+    question = salience.is_question(sentence) and not R.HEDGE_RE.search(sentence)
+    if salience.momentary(sentence):
+        return None  # "今天好热啊，才三月份": about this moment, not about the person
     kept: list[str] = []
     signals: list[salience.Signals] = []
     after_request = False
@@ -176,7 +178,11 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         hedged=any(s.hedged for s in signals),
     )
     ellipsis = salience.elliptical(body)
-    if not merged.salient and not (answer and (ellipsis or asked) and len(body) >= 2):
+    # an elliptical reply is worth completing when the agent asked about the person or the
+    # reply carries something concrete ("海尔的", "那就不报了"); "ok another" after a joke is not
+    if not merged.salient and not (answer and asked and len(body) >= 2):
+        return None
+    if merged.salient and answer and not asked and not merged.content and ellipsis:
         return None
     content = None
     if ellipsis and (answer or not merged.first_person or zh):

@@ -1026,8 +1026,11 @@ class Hit:
     general: bool = False  # from the general detector (general.py), not a specific rule
 
 
+# The agent's question is about the person ("您平时喝什么咖啡？", "Which airline do you fly?").
+ABOUT_YOU_Q = re.compile(r"您|你|\byou\b|\byour\b|请问", re.IGNORECASE)
 BACK_TO_REAL = re.compile(
-    r"^(?:不过|但是|但|说真的|说正经的|言归正传|回到正题|anyway|but|seriously|back to|ok so|okay so)",
+    r"^(?:不过|但是|但|说真的|说正经的|言归正传|回到正题|"
+    r"anyway|but|seriously|back to|ok so|okay so)",
     re.IGNORECASE,
 )
 
@@ -1451,7 +1454,8 @@ class RuleExtractor:
         if len(ans) < 2 or noise_only(ans):
             return None
         is_pref = bool(PREF_Q.search(q))
-        hit = general.detect(ans, state, answer=True, asked=is_pref and len(ans) >= 4)
+        asked = bool(ABOUT_YOU_Q.search(q)) or (is_pref and len(ans) >= 4)
+        hit = general.detect(ans, state, answer=True, asked=asked)
         if hit is None:
             return None
         hedged = bool(HEDGE_RE.search(ans))

@@ -168,6 +168,30 @@ def implicit_subject(text: str) -> bool:
     )
 
 
+_A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1(?!了)")
+
+
+def is_question(text: str) -> bool:
+    """A question, also without a question mark: "…会不会 rebel", "是不是该换了"."""
+    from memory.extraction import rules as R
+
+    return R._is_question(text) or bool(_A_NOT_A.search(text) and not _FIRST_PERSON.search(text))
+
+
+def momentary(text: str) -> bool:
+    """About this moment only ("今天好热", "I had coffee this morning"): a now-word without a
+    habit, a standing instruction, a change or a plan."""
+    from memory.extraction import rules as R
+
+    return bool(
+        _NOW.search(text)
+        and not R.STANDING_RE.search(text)
+        and not _HABIT.search(text)
+        and not R.CHANGE_RE.search(text)
+        and not R.PLAN_RE.search(text)
+    )
+
+
 def _without_acks(text: str) -> str:
     """What is left of a clause once acknowledgements, refusals and particles are removed."""
     text = _rx("acknowledgements").sub(" ", text)
@@ -203,13 +227,7 @@ def noise_reason(clause: str, *, question: bool) -> str:
         return "question"
     if R.REVISION_RE.match(core):
         return "revision of the current reply"  # "再口语化一点", "make it shorter"
-    if (
-        _NOW.search(core)
-        and not R.STANDING_RE.search(core)
-        and not _HABIT.search(core)
-        and not R.CHANGE_RE.search(core)
-        and not R.PLAN_RE.search(core)
-    ):
+    if momentary(core):
         return "about this moment only"  # "I had coffee this morning", "今天有点累"
     if R.TASK_ZH.match(core) or R.TASK_EN.match(core):
         return "one-off request"
@@ -220,7 +238,7 @@ def analyse(clause: str, *, answer: bool = False) -> Signals:
     from memory.extraction import rules as R
 
     core = strip_noise_tokens(clause)
-    question = R._is_question(clause) and not R.HEDGE_RE.search(clause)
+    question = is_question(clause) and not R.HEDGE_RE.search(clause)
     noise = noise_reason(clause, question=question)
     if noise:
         return Signals(noise=noise)
