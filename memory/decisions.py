@@ -360,12 +360,14 @@ def _topic_conflict(
     if candidate.kind == "episodic" or not is_change(candidate):
         return None
     best: tuple[float, ExistingMemory] | None = None
+    text = candidate.content
+    if not topics.concepts(text) and not topics.common_nouns(text):
+        # worded without its topic ("换途虎了"): what the conversation was about stands in
+        text = " ".join([text, *candidate.context_topics])
     for mem in existing:
         if mem.kind == "episodic" or mem.status != ACTIVE:
             continue
-        ok, score, _ = topics.same_topic(
-            candidate.content, mem.content, float(similarity.get(mem.id, 0.0))
-        )
+        ok, score, _ = topics.same_topic(text, mem.content, float(similarity.get(mem.id, 0.0)))
         if ok and (best is None or score > best[0]):
             best = (score, mem)
     return best

@@ -474,6 +474,7 @@ def _redacted_candidate(candidate: Candidate) -> Candidate:
         source_quote=quote,
         triple=candidate.triple,
         valid_to=candidate.valid_to,
+        context_topics=[pii.redact(t).text for t in candidate.context_topics],
     )
 
 
@@ -689,8 +690,13 @@ def content_without_old_values(
                 needles.add(needle.casefold())
     if not needles:
         return content
+    from memory.extraction.rules import CHANGE_RE
+
     clauses = [c for c in _CLAUSE.findall(content) if c]
-    kept = [c for c in clauses if not any(n in c.casefold() for n in needles)]
+    # a clause stating the change itself stays ("gave up X, Y every day now")
+    kept = [
+        c for c in clauses if CHANGE_RE.search(c) or not any(n in c.casefold() for n in needles)
+    ]
     if len(kept) == len(clauses) or not kept:
         return content
     text = "".join(kept).rstrip(" ，,；;")

@@ -52,6 +52,10 @@ class Candidate:
     source_quote: str = ""
     triple: tuple[str, str, str] | None = None
     valid_to: dt.datetime | None = None
+    # What the conversation was about when this was said (dialogue state nouns, not stored):
+    # lets a change worded without its topic ("换途虎了" while talking about 保养) find the
+    # memory it replaces.
+    context_topics: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -52,8 +52,8 @@ def head_nouns(text: str, *, common_only: bool = False) -> list[str]:
                 continue
             if common_only and flag.startswith(("nr", "ns", "nt", "nz")):
                 continue
-            if CJK.search(w) and len(w) < 2:
-                continue
+            if CJK.search(w) and (len(w) < 2 or w[0] in "太很好真挺超蛮较更最"):
+                continue  # "太贵" is a judgement, not a thing
             found.append(w)
     for rx in (_EN_NOUN, _EN_PREP_NOUN):
         for m in rx.finditer(text):

@@ -165,6 +165,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     if len(body) < (2 if zh else 3):
         return None
     merged = salience.Signals(
+        owned=any(s.owned for s in signals),
         named=any(s.named for s in signals),
         quantity=any(s.quantity for s in signals),
         time=any(s.time for s in signals),
@@ -185,8 +186,10 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     if merged.salient and answer and not asked and not merged.content and ellipsis:
         return None
     content = None
+    completed = False
     if ellipsis and (answer or not merged.first_person or zh):
         content = complete(body, state, zh)
+        completed = content is not None
         if content is None and not merged.salient:
             return None
     if content is None:
@@ -200,6 +203,9 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     confidence = 0.75
     if merged.change:
         confidence = 0.9
+    if completed:
+        # the topic came from the context, not from the words: never firm enough to replace
+        confidence = 0.7 if merged.named or merged.quantity else 0.65
     if merged.hedged:
         confidence = 0.45
     del topic_nouns

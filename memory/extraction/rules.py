@@ -26,12 +26,12 @@ is rewritten as the corrected paraphrase ("用户更正：每周四下午两点�
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memory.aliases import entity_type, find_entity_spans, normalize_entities
 from memory.extraction import general
 from memory.extraction.base import Candidate, ExtractionResult, Turn
-from memory.extraction.dialogue import DialogueState, dialogue_state
+from memory.extraction.dialogue import DialogueState, dialogue_state, head_nouns
 from memory.extraction.episodes import episodes_for_turn, is_episode
 from memory.extraction.lexicon import (
     CHANGE_EN,
@@ -1155,7 +1155,11 @@ class RuleExtractor:
             hit = self._answer(text, lang, prev_reply, state)
             if hit:
                 hits = [hit]
-        return [self._candidate(h, idx, lang) for h in _merge_hits(hits)]
+        context = list(dict.fromkeys([*head_nouns(text, common_only=True), *state.topics]))[:4]
+        return [
+            replace(self._candidate(h, idx, lang), context_topics=context)
+            for h in _merge_hits(hits)
+        ]
 
     def _sentence(self, sentence: str, lang: str, prev_asst: str) -> Hit | None:
         full = sentence.strip()

@@ -29,12 +29,20 @@ EMOJI = re.compile(
 )
 _NAME_FLAGS = ("nr", "ns", "nt", "nz", "nrt")
 _MODEL = re.compile(
-    r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-\s]?\d+[A-Za-z0-9-]*|\d+[A-Za-z]+\d*)(?![A-Za-z])"
+    r"(?<![A-Za-z0-9])(?:[A-Z][A-Za-z]*\s?\d+[A-Za-z0-9-]*|[A-Za-z]+-?\d+[A-Za-z0-9-]*|"
+    r"\d+[A-Za-z]+\d*)(?![A-Za-z])"
 )
 _LATIN_NAME = re.compile(r"(?<![A-Za-z'])[A-Z][a-zA-Z'&.-]+")
 _NUM = r"(?:\d+(?:\.\d+)?|[零一二两三四五六七八九十百千万半]+)"
 _FIRST_PERSON = re.compile(r"我|咱|\b(?:I|I'm|I've|I'd|I'll|me|my|mine|we|our|us)\b", re.I)
 _POSSESSION = re.compile(r"我(?:们)?(?:家|的)|\b(?:my|our)\b", re.I)
+# a thing of one's own: "my 2019 outback", "our cat", "我家的洗衣机", "我的电脑"
+_OWNED = re.compile(
+    r"(?:我(?:们)?(?:家的?|的)|咱家的?)[\u4e00-\u9fff]{2}|"
+    r"\b(?:my|our)\s+(?:\d{4}\s+|new\s+|old\s+)?(?!own\b|bad\b|god\b|goodness\b)[a-z]{3,}",
+    re.I,
+)
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _HABIT = re.compile(
     r"一般|平时|通常|每天|每周|每个?月|每晚|每早|经常|总是|一直|基本上|习惯|向来|"
     r"\b(?:usually|normally|always|never|every|often|typically|generally|mostly)\b",
@@ -97,12 +105,14 @@ class Signals:
     possession: bool = False
     answer: bool = False
     hedged: bool = False
+    owned: bool = False
     noise: str = ""
 
     @property
     def content(self) -> int:
         return (
             self.named
+            + self.owned
             + 2 * self.quantity
             + self.time
             + self.stance
@@ -249,7 +259,13 @@ def analyse(clause: str, *, answer: bool = False) -> Signals:
     return Signals(
         named=named,
         quantity=bool(_quantity().search(core)),
-        time=bool(R.TIME_RE.search(core) or R.DAY_RE.search(core) or R.TIME_OF_DAY_RE.search(core)),
+        time=bool(
+            R.TIME_RE.search(core)
+            or R.DAY_RE.search(core)
+            or R.TIME_OF_DAY_RE.search(core)
+            or _YEAR.search(core)
+        ),
+        owned=bool(_OWNED.search(core)),
         stance=stance,
         habit=bool(_HABIT.search(core)),
         directive=bool(R.STANDING_RE.search(core)),

@@ -21,7 +21,7 @@ from functools import cache
 
 from memory.extraction.words import CJK, load, words
 
-SINGLE_BONUS = 0.3
+SINGLE_BONUS = 0.35
 MULTI_BONUS = 0.15
 NOUN_BONUS = 0.1
 SAME_TOPIC = 0.6
