@@ -359,6 +359,12 @@ def _topic_conflict(
 
     if candidate.kind == "episodic" or not is_change(candidate):
         return None
+    from memory.extraction.rules import CHANGE_RE
+
+    # Without a change word a firm statement replaces only a value a person has one of at a
+    # time (employer, home city, phone…): "works at Stripe" after "works at Shopify", but not
+    # "a new sushi place" after "likes quiet restaurants".
+    worded_as_change = bool(CHANGE_RE.search(candidate.content))
     best: tuple[float, ExistingMemory] | None = None
     text = candidate.content
     if not topics.concepts(text) and not topics.common_nouns(text):
@@ -367,7 +373,12 @@ def _topic_conflict(
     for mem in existing:
         if mem.kind == "episodic" or mem.status != ACTIVE:
             continue
-        ok, score, _ = topics.same_topic(text, mem.content, float(similarity.get(mem.id, 0.0)))
+        ok, score, _ = topics.same_topic(
+            text,
+            mem.content,
+            float(similarity.get(mem.id, 0.0)),
+            single_only=not worded_as_change,
+        )
         if ok and (best is None or score > best[0]):
             best = (score, mem)
     return best

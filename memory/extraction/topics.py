@@ -98,12 +98,17 @@ def value_atoms(text: str) -> list[str]:
     return list(dict.fromkeys(atoms))
 
 
-def topic_score(new: str, old: str, similarity: float) -> tuple[float, str]:
-    """(score, why) of two statements being about the same topic."""
+def topic_score(
+    new: str, old: str, similarity: float, *, single_only: bool = False
+) -> tuple[float, str]:
+    """(score, why) of two statements being about the same topic; `single_only` counts only
+    single-valued concepts."""
     if similarity < MIN_SIMILARITY:
         return similarity, ""
     a, b = concepts(new), concepts(old)
-    shared = set(a) & set(b)
+    shared = {c for c in set(a) & set(b) if a[c] or not single_only}
+    if single_only and not shared:
+        return similarity, ""
     score, why = similarity, []
     if shared:
         single = any(a[c] for c in shared)
@@ -116,6 +121,8 @@ def topic_score(new: str, old: str, similarity: float) -> tuple[float, str]:
     return score, ", ".join(why)
 
 
-def same_topic(new: str, old: str, similarity: float) -> tuple[bool, float, str]:
-    score, why = topic_score(new, old, similarity)
+def same_topic(
+    new: str, old: str, similarity: float, *, single_only: bool = False
+) -> tuple[bool, float, str]:
+    score, why = topic_score(new, old, similarity, single_only=single_only)
     return score >= SAME_TOPIC and bool(why), score, why

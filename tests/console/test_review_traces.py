@@ -37,6 +37,9 @@ def trace(cast) -> RecallTrace:
     remember(c, "u1", "用户喜欢安静的餐厅，电话 13812345678", importance=0.6)
     remember(c, "u1", "The user prefers window seats on flights", importance=0.2)
     remember(c, "u1", "用户周末常去爬山", category="fact", importance=0.3)
+    remember(
+        c, "u1", "公司楼下新开了一家日料店", category="fact", importance=0.2, entities=["餐厅"]
+    )
     return recall(c, "u1", "帮我推荐一家餐厅", top_k=2)
 
 
@@ -150,7 +153,8 @@ class TestReplay:
         hits = dict(Memory.objects.values_list("pk", "hit_count"))
         traces = RecallTrace.objects.count()
         url = reverse("console-trace-replay", args=[trace.pk])
-        # Importance only, bigger top_k: the low-importance memories come in.
+        # Bigger top_k: the low-importance memory about restaurants comes in; memories with no
+        # bearing on the query (window seats, hiking) stay out however the weights are set.
         data = replay_data(
             w_semantic=0, w_keyword=0, w_entity=0, w_recency=0, w_importance=1, top_k=4
         )
@@ -159,6 +163,8 @@ class TestReplay:
         html = response.content.decode()
         assert html.lstrip().startswith('<div id="replay-result">')
         assert "newly included" in html and 'data-change="added"' in html
+        context = html.split("<pre")[-1]
+        assert "日料店" in context and "window seats" not in context and "爬山" not in context
         assert dict(Memory.objects.values_list("pk", "hit_count")) == hits
         assert RecallTrace.objects.count() == traces
         entry = AuditEntry.objects.get(action="recall.replay")

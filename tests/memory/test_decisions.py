@@ -255,11 +255,19 @@ def test_slotless_different_things_do_not_conflict():
 
 def test_slotless_fallback_needs_similarity_or_a_shared_topic():
     old = mem(id=1, category="fact", content="The user streams music on Spotify.", confidence=0.75)
-    new = cand(category="fact", content="The user streams music on Tidal.", confidence=0.9)
-    # firm, on the same topic (shared "music"/"stream"), another service: the new one replaces
+    new = cand(
+        category="fact", content="The user switched to streaming music on Tidal.", confidence=0.9
+    )
+    # a change on the same topic (shared "music"/"stream"), another service: it replaces
     assert decide(new, T1, [old], {1: 0.5}).action == "supersede"
     # far apart in embedding space: unrelated however the words overlap
     assert decide(new, T1, [old], {1: 0.2}).action == "create"
     # a plain remark (no change word, not firm) never replaces anything on topic alone
     plain = cand(category="fact", content="The user streams music on Tidal.", confidence=0.75)
     assert decide(plain, T1, [old], {1: 0.5}).action == "create"
+    # a firm statement without a change word replaces only a one-at-a-time value
+    firm = cand(category="fact", content="The user streams music on Tidal.", confidence=0.95)
+    assert decide(firm, T1, [old], {1: 0.5}).action == "create"
+    job = mem(id=2, category="profile", content="The user works at Shopify.", confidence=0.75)
+    new_job = cand(category="profile", content="The user works at Stripe as a PM.", confidence=0.95)
+    assert decide(new_job, T1, [job], {2: 0.45}).action == "supersede"
