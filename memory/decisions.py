@@ -359,12 +359,14 @@ def _topic_conflict(
 
     if candidate.kind == "episodic" or not is_change(candidate):
         return None
-    from memory.extraction.rules import CHANGE_RE
+    from memory.extraction.rules import CHANGE_RE, FIRM_RE
 
-    # Without a change word a firm statement replaces only a value a person has one of at a
-    # time (employer, home city, phone…): "works at Stripe" after "works at Shopify", but not
-    # "a new sushi place" after "likes quiet restaurants".
-    worded_as_change = bool(CHANGE_RE.search(candidate.content))
+    # Without a change or update word a firm statement replaces only a value a person has one
+    # of at a time (employer, home city, phone…): "works at Stripe" after "works at Shopify",
+    # but not "a new sushi place" after "likes quiet restaurants". The user's own words count
+    # too: the rewritten content no longer says "my".
+    said = f"{candidate.content}\n{candidate.source_quote}"
+    worded_as_change = bool(CHANGE_RE.search(said) or FIRM_RE.search(said))
     best: tuple[float, ExistingMemory] | None = None
     text = candidate.content
     if not topics.concepts(text) and not topics.common_nouns(text):
