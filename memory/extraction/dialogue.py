@@ -23,11 +23,53 @@ from memory.extraction.words import CJK, pos_cut, words
 _NOUN_FLAGS = ("n", "nz", "nt", "ns", "vn", "nrt", "nr", "ng")
 _EN_NOUN = re.compile(
     r"\b(?:the|a|an|my|our|your|this|that|which|what|any|some|new)\s+"
-    r"((?:[a-z][a-z-]+\s+){0,1}[a-z][a-z-]+)",
+    r"([a-z][a-z-]+)",
     re.IGNORECASE,
 )
 _EN_PREP_NOUN = re.compile(r"\b(?:for|about|on|of)\s+(?:the\s+)?([a-z][a-z-]{2,})\b", re.I)
 _QUESTION_END = re.compile(r"[？?]\s*$")
+_OPTION_LINES = re.compile(r"\n+|[。；;！!]|(?<=[.?])\s+|(?:^|\s)(?:\d+[.)、]|[-*•])\s*")
+_ATTR_STOP = frozenset(
+    [
+        "那款",
+        "这款",
+        "那个",
+        "这个",
+        "那种",
+        "这种",
+        "就要",
+        "就",
+        "要",
+        "那就",
+        "的",
+        "吧",
+        "了",
+        "呢",
+        "啊",
+        "one",
+        "the",
+        "that",
+        "this",
+        "it",
+    ]
+)
+
+
+def _attribute_words(clause: str) -> list[str]:
+    """Words that tell options apart ("白色", "贵", "blue", "14"), not deictics or particles."""
+    if CJK.search(clause):
+        words_ = [w for w, f in pos_cut(clause) if w.strip() and w not in _ATTR_STOP]
+        words_ = [w for w in words_ if not f_is_particle(w)]
+    else:
+        words_ = [w for w in re.findall(r"[a-z0-9]+", clause.lower()) if w not in _ATTR_STOP]
+        words_ = [w for w in words_ if len(w) >= 2 and w not in _en_stop()]
+    return [w.lower() for w in words_]
+
+
+def f_is_particle(word: str) -> bool:
+    return bool(re.fullmatch(r"[的了吧呢啊呀哦嘛，,。.!！?？\s]+", word))
+
+
 _SENTENCES = re.compile(r"(?<=[。！？!?\n])|(?<=\.)\s+")
 
 
@@ -78,6 +120,32 @@ class DialogueState:
     question: str = ""
     topics: tuple[str, ...] = ()
     question_topics: tuple[str, ...] = ()
+    reply: str = ""  # the assistant's turn right before, whole
+
+    def referent(self, clause: str) -> str:
+        """The named option of the assistant's last reply that a deictic choice points at:
+        the one whose line shares the clause's attribute words ("白色的" → the line naming a
+        white model), or the only one named. "" when none or ambiguous."""
+        from memory.extraction.salience import elliptical, named_things
+
+        if not self.reply or not elliptical(clause) or named_things(clause):
+            return ""
+        options: list[tuple[str, str]] = []
+        for line in _OPTION_LINES.split(self.reply):
+            names = [n for n in named_things(line) if len(n) >= 2]
+            if names and not any(names[0] == o for o, _ in options):
+                options.append((names[0], line.lower()))
+        if not options:
+            return ""
+        if len(options) == 1:
+            return options[0][0]
+        attrs = _attribute_words(clause)
+        scored = sorted(
+            ((sum(a in line for a in attrs), name) for name, line in options), reverse=True
+        )
+        if scored[0][0] > 0 and (len(scored) == 1 or scored[0][0] > scored[1][0]):
+            return scored[0][1]
+        return ""
 
     def topic_for(self, clause: str) -> str:
         """The noun an elliptical clause is about, "" when the state has none."""
@@ -109,7 +177,10 @@ def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
             if noun not in recent:
                 recent.append(noun)
     q_topics = tuple(head_nouns(question)) if question else ()
+    reply = turns[idx - 1].content or "" if idx > 0 and turns[idx - 1].role == "assistant" else ""
     # the user's own words are the topic; the question's nouns ("颜色", "airline") say which
     # aspect of it is answered
     user_nouns = [n for n in recent if n not in q_topics]
-    return DialogueState(question=question, topics=tuple(user_nouns), question_topics=q_topics)
+    return DialogueState(
+        question=question, topics=tuple(user_nouns), question_topics=q_topics, reply=reply
+    )

@@ -37,6 +37,7 @@ _PROFILE = re.compile(
     r"allergic|allergy)\b",
     re.I,
 )
+_NEGATED = re.compile(r"不|别|没|算了|\b(?:no|not|don't|won't|skip|pass|nah)\b", re.I)
 _ZH_LEAD = re.compile(r"^(?:那就|那么|那|就要|就|要不|还是)")
 _EN_LEAD = re.compile(r"^(?:then|ok(?:ay)?|so|well|yeah|yes|no|nah)\b[,\s]*", re.I)
 _EN_VERB_ING = re.compile(r"^[a-z]+ing\b", re.I)
@@ -93,6 +94,15 @@ def complete(body: str, state: DialogueState, zh: bool) -> str | None:
     """An elliptical answer / continuation as a self-contained sentence, or None when the
     state names no topic."""
     topic = state.topic_for(body)
+    choice = "" if _NEGATED.search(body) else state.referent(body)
+    if choice:
+        # "就要那款白色的吧" after the assistant listed two purifiers → the one it points at
+        if zh:
+            rest = _ZH_LEAD.sub("", body).strip("，, ")
+            about = f"{topic}选" if topic and topic not in choice else "选"
+            return f"用户的{about}{choice}（{rest}）"
+        about = f" for the {topic}" if topic and topic.lower() not in choice.lower() else ""
+        return f"The user chose {choice}{about} ({_EN_LEAD.sub('', body).strip(', ')})."
     if not topic:
         return None
     if zh:
@@ -145,7 +155,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         if sig.noise == "one-off request":
             after_request = True  # its arguments follow ("订酒店，入住人写我，手机号…")
             continue
-        if sig.noise:
+        if sig.noise or salience.judgement(clause):
             continue
         if after_request and not (sig.stance or sig.directive or sig.habit):
             continue
@@ -166,6 +176,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         return None
     merged = salience.Signals(
         owned=any(s.owned for s in signals),
+        verdict=any(s.verdict for s in signals),
         named=any(s.named for s in signals),
         quantity=any(s.quantity for s in signals),
         time=any(s.time for s in signals),

@@ -1144,17 +1144,16 @@ class RuleExtractor:
             hit = self._sentence(sentence, lang, prev_asst)
             if hit and _episode_only(hit, sentence):
                 continue  # a past event: the episodes extractor records it (with its date)
-            if hit is None and not is_episode(sentence) and not (prev_reply and n == 0):
+            if hit is None and n == 0 and prev_reply:
+                # the first words after the assistant's question answer it
+                hit = self._answer(sentence, lang, prev_reply, state)
+            elif hit is None and not is_episode(sentence):
                 # no specific detector knew the wording: the general one judges salience
-                hit = general.detect(sentence, state, answer=bool(state.question) and n == 0)
+                hit = general.detect(sentence, state, answer=False)
             elif hit is not None and noise_only(sentence):
                 hit = None
             if hit:
                 hits.append(hit)
-        if not hits and prev_reply:
-            hit = self._answer(text, lang, prev_reply, state)
-            if hit:
-                hits = [hit]
         context = list(dict.fromkeys([*head_nouns(text, common_only=True), *state.topics]))[:4]
         return [
             replace(self._candidate(h, idx, lang), context_topics=context)
@@ -1435,7 +1434,7 @@ class RuleExtractor:
     def _answer(self, text: str, lang: str, prev_reply: str, state: DialogueState) -> Hit | None:
         """A fragment answering the assistant's question, completed from the dialogue state
         ("海尔的" after "哪个牌子的？" about a fridge → "用户的冰箱是海尔的")."""
-        if _is_question(text):
+        if is_episode(text):
             return None
         qs = [s for s in split_sentences(prev_reply) if _is_question(s)]
         if not qs:

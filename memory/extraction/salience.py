@@ -42,6 +42,16 @@ _OWNED = re.compile(
     r"\b(?:my|our)\s+(?:\d{4}\s+|new\s+|old\s+)?(?!own\b|bad\b|god\b|goodness\b)[a-z]{3,}",
     re.I,
 )
+# A verdict: the speaker chooses or drops something ("就要那款", "那就不去了", "I'll go with
+# the blue one", "skip it"). Always the speaker's own.
+_VERDICT = re.compile(
+    r"(?:就|那就|还是|决定)(?:要|选|定|买|订|用|去|报|它|这个|那个)|"
+    r"(?:不|别)(?:去|买|报|要|订|选|换|用|参加|看|办|续|考虑)了|算了|就这(?:个|款|家)|"
+    r"\b(?:i'll|i will|let's|lets|we'll|gonna|i'd rather) "
+    r"(?:go with|take|get|pick|choose|skip|pass|book|buy|do)\b|"
+    r"\b(?:i'll pass|not going|skip it|go with)\b",
+    re.I,
+)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _HABIT = re.compile(
     r"一般|平时|通常|每天|每周|每个?月|每晚|每早|经常|总是|一直|基本上|习惯|向来|"
@@ -106,6 +116,7 @@ class Signals:
     answer: bool = False
     hedged: bool = False
     owned: bool = False
+    verdict: bool = False
     noise: str = ""
 
     @property
@@ -113,6 +124,7 @@ class Signals:
         return (
             self.named
             + self.owned
+            + self.verdict
             + 2 * self.quantity
             + self.time
             + self.stance
@@ -123,7 +135,7 @@ class Signals:
 
     @property
     def personal(self) -> bool:
-        return self.first_person or self.possession or self.answer
+        return self.first_person or self.possession or self.answer or self.verdict
 
     @property
     def salient(self) -> bool:
@@ -266,6 +278,7 @@ def analyse(clause: str, *, answer: bool = False) -> Signals:
             or _YEAR.search(core)
         ),
         owned=bool(_OWNED.search(core)),
+        verdict=bool(_VERDICT.search(core)),
         stance=stance,
         habit=bool(_HABIT.search(core)),
         directive=bool(R.STANDING_RE.search(core)),
@@ -285,16 +298,42 @@ def has_content_noun(clause: str) -> bool:
 
 
 def elliptical(clause: str) -> bool:
-    """A clause that leans on the context: deictic ("那款", "that one", "it") or too short to
-    name its topic ("海尔的", "United, always", "那就不报了")."""
+    """A clause that leans on the context: a deictic without a name of its own ("那款白色的",
+    "the blue one") or too short to name its topic ("海尔的", "United, always", "那就不报了")."""
     core = strip_noise_tokens(clause)
     if CJK.search(core):
-        if _rx("deictic_zh").search(core):
+        if _rx("deictic_zh").search(core) and not _own_name(core):
             return True
         return len(CJK.findall(core)) <= 8 and not has_content_noun(core)
-    if re.search(r"\b(?:that one|this one|the one|it|that|those|these)\b", core, re.I):
+    short = len(core.split()) <= 8
+    if short and _EN_DEICTIC.search(core) and not _own_name(core):
         return True
     return len(core.split()) <= 5 and not re.search(r"\b(?:I|I'm|my|we|our)\b", core)
+
+
+_EN_DEICTIC = re.compile(
+    r"\b(?:that one|this one|the one|the \w+ one|those|these|it)\b|^(?:that|this)\b", re.I
+)
+
+
+def _own_name(text: str) -> bool:
+    """Names a thing itself (a brand, a model, a place) rather than pointing at one."""
+    return any(len(n) >= 2 for n in named_things(text))
+
+
+_JUDGEMENT = re.compile(
+    r"(?:太|有点|有些|不够|不太)[\u4e00-\u9fff]{1,3}了?(?:吧|啊|呀)?$|不太行$|不行$|"
+    r"\b(?:too|kinda|a bit|a little) \w+$|\bnot (?:great|ideal|good)$",
+    re.I,
+)
+
+
+def judgement(clause: str) -> bool:
+    """A short verdict on what the agent just proposed ("周四下午太晚了", "too pricey"): about
+    the proposal, not a standing fact about the person."""
+    core = strip_noise_tokens(clause)
+    size = len(CJK.findall(core)) if CJK.search(core) else len(core.split())
+    return size <= (10 if CJK.search(core) else 6) and bool(_JUDGEMENT.search(core))
 
 
 def noise_only(sentence: str) -> bool:
