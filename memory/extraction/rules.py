@@ -52,7 +52,7 @@ from memory.extraction.lexicon import (
     TOPIC_CUES,
     TYPE_SLOT,
 )
-from memory.extraction.salience import hypothetical, noise_only
+from memory.extraction.salience import hypothetical, noise_only, owner
 from memory.pii import contains_pii as _contains_pii
 from memory.textsearch import _get_jieba, cn_numeral_value
 
@@ -1491,6 +1491,10 @@ class RuleExtractor:
             content = _finish(content, hlang, hit.category, hit.kind)
         elif hlang == "en" and not content.endswith("."):
             content += "."
+        slot = hit.slot
+        whose = owner(content)
+        if slot and whose and not slot.startswith("thing:") and not slot.endswith(f"@{whose}"):
+            slot = f"{slot}@{whose}"  # the wife's taste is not the user's
         return Candidate(
             content=content,
             category=hit.category,
@@ -1498,7 +1502,7 @@ class RuleExtractor:
             entities=hit.entities,
             importance=round(hit.importance, 2),
             confidence=round(hit.confidence, 2),
-            slot=hit.slot,
+            slot=slot,
             values=list(hit.values),
             source_index=idx,
             source_quote=hit.quote,
@@ -2697,6 +2701,10 @@ def _merge_hits(hits: list[Hit]) -> list[Hit]:
                 or (_topic_base(h.slot) == _topic_base(prev.slot))
                 or bool(pv & hv)
             )
+            if h.general or prev.general:
+                # statements the general detector found stay separate memories unless they talk
+                # about one thing: a knee surgery and a new commute are two facts
+                same_topic = _share_topic(prev.content_body, h.content_body)
             if (
                 same_topic
                 and h.hedged == prev.hedged
@@ -2707,6 +2715,14 @@ def _merge_hits(hits: list[Hit]) -> list[Hit]:
                 continue
         out.append(h)
     return out
+
+
+def _share_topic(a: str, b: str) -> bool:
+    from memory.extraction import topics
+
+    return bool(set(topics.concepts(a)) & set(topics.concepts(b))) or bool(
+        topics.common_nouns(a) & topics.common_nouns(b)
+    )
 
 
 PRIORITY = ["correction", "decision", "plan", "preference", "profile", "fact"]

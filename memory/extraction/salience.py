@@ -342,3 +342,22 @@ def noise_only(sentence: str) -> bool:
 
     clauses = [c for c in R.split_clauses(sentence) if c.strip()]
     return bool(clauses) and all(noise_reason(c, question=R._is_question(c)) for c in clauses)
+
+
+_KIN_ZH = (
+    "老婆|媳妇|妻子|太太|老公|丈夫|爸爸|妈妈|爸|妈|父母|爸妈|儿子|女儿|闺女|孩子|宝宝|哥哥|姐姐|弟弟|"
+    "妹妹|哥|姐|弟|妹|同事|朋友|老板|领导|室友|男朋友|女朋友|对象|爷爷|奶奶|外公|外婆"
+)
+_OWNER = re.compile(
+    rf"^用户的(?P<zh>{_KIN_ZH})(?!的)|^the user's (?P<en>wife|husband|partner|boyfriend|girlfriend|"
+    r"mom|mother|dad|father|parents|son|daughter|kids?|children|brother|sister|boss|coworker|"
+    r"colleague|friend|roommate)\b",
+    re.I,
+)
+
+
+def owner(content: str) -> str:
+    """Whose statement a memory is when it is not the user's own ("用户的老婆超爱吃辣" → 老婆):
+    a slot qualified by it never merges with, or replaces, the user's own."""
+    m = _OWNER.match(content.strip())
+    return (m.group("zh") or m.group("en") or "").lower() if m else ""
