@@ -29,6 +29,7 @@ _EN_NOUN = re.compile(
 _EN_PREP_NOUN = re.compile(r"\b(?:for|about|on|of)\s+(?:the\s+)?([a-z][a-z-]{2,})\b", re.I)
 _QUESTION_END = re.compile(r"[？?]\s*$")
 _OPTION_LINES = re.compile(r"\n+|[。；;！!]|(?<=[.?])\s+|(?:^|\s)(?:\d+[.)、]|[-*•])\s*")
+_LABEL_END = re.compile(r"[，,：:（(]|\s[-–—]\s|\s{2,}")
 _ATTR_STOP = frozenset(
     [
         "那款",
@@ -126,20 +127,29 @@ class DialogueState:
         """The named option of the assistant's last reply that a deictic choice points at:
         the one whose line shares the clause's attribute words ("白色的" → the line naming a
         white model), or the only one named. "" when none or ambiguous."""
-        from memory.extraction.salience import elliptical, named_things
+        from memory.extraction.salience import deictic, elliptical, named_things
 
-        if not self.reply or not elliptical(clause) or named_things(clause):
+        if not self.reply or not deictic(clause) or not elliptical(clause):
+            return ""
+        if named_things(clause):
             return ""
         options: list[tuple[str, str]] = []
         for line in _OPTION_LINES.split(self.reply):
             names = [n for n in named_things(line) if len(n) >= 2]
-            if names and not any(names[0] == o for o, _ in options):
-                options.append((names[0], line.lower()))
+            if not names:
+                continue
+            # the option's label: its line up to the first separator ("飞利浦 HX6730，白色…")
+            label = _LABEL_END.split(line.strip(), maxsplit=1)[0].strip()
+            short = len(label) <= 16 if CJK.search(label) else len(label.split()) <= 4
+            name = label if names[0] in label and short else names[0]
+            if not any(name == o for o, _ in options):
+                options.append((name, line.lower()))
         if not options:
             return ""
-        if len(options) == 1:
-            return options[0][0]
         attrs = _attribute_words(clause)
+        if len(options) == 1:
+            # one option offered: a bare "that one" takes it; a described one must match it
+            return options[0][0] if not attrs or any(a in options[0][1] for a in attrs) else ""
         scored = sorted(
             ((sum(a in line for a in attrs), name) for name, line in options), reverse=True
         )
@@ -148,15 +158,15 @@ class DialogueState:
         return ""
 
     def topic_for(self, clause: str) -> str:
-        """The noun an elliptical clause is about, "" when the state has none."""
+        """The noun an elliptical clause is about, "" when the state has none: the thing the
+        user was talking about, narrowed by the aspect the assistant asked for ("trip" +
+        "airline", "冰箱" + a generic "牌子" → "冰箱")."""
         low = clause.lower()
-        for noun in self.topics:
-            if noun.lower() not in low:
-                return noun
-        for noun in self.question_topics:
-            if noun.lower() not in low:
-                return noun
-        return ""
+        thing = next((n for n in self.topics if n.lower() not in low), "")
+        aspect = next((n for n in self.question_topics if n.lower() not in low), "")
+        if thing and aspect and aspect not in thing:
+            return f"{thing}的{aspect}" if CJK.search(thing + aspect) else f"{thing} {aspect}"
+        return thing or aspect
 
 
 def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:

@@ -20,6 +20,7 @@ active), changes a firm one.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from memory.extraction import salience
 from memory.extraction.dialogue import DialogueState, head_nouns
@@ -99,8 +100,8 @@ def complete(body: str, state: DialogueState, zh: bool) -> str | None:
         # "就要那款白色的吧" after the assistant listed two purifiers → the one it points at
         if zh:
             rest = _ZH_LEAD.sub("", body).strip("，, ")
-            about = f"{topic}选" if topic and topic not in choice else "选"
-            return f"用户的{about}{choice}（{rest}）"
+            who = f"用户的{topic}" if topic and topic not in choice else "用户"
+            return f"{who}选了{choice}（{rest}）"
         about = f" for the {topic}" if topic and topic.lower() not in choice.lower() else ""
         return f"The user chose {choice}{about} ({_EN_LEAD.sub('', body).strip(', ')})."
     if not topic:
@@ -190,6 +191,9 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         hedged=any(s.hedged for s in signals),
     )
     ellipsis = salience.elliptical(body)
+    if ellipsis and not _NEGATED.search(body) and state.referent(body):
+        # a choice among the options the assistant just offered ("the black one")
+        merged = replace(merged, verdict=True)
     # an elliptical reply is worth completing when the agent asked about the person or the
     # reply carries something concrete ("海尔的", "那就不报了"); "ok another" after a joke is not
     if not merged.salient and not (answer and asked and len(body) >= 2):
@@ -237,3 +241,15 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
 
 
 _ = alternation  # re-exported for detectors that build their own classes
+
+
+def completed(hit, sentence: str, state: DialogueState):
+    """A specific detector's hit on an elliptical sentence ("Delta, always" after "Which
+    airline?"), with the topic the conversation supplies; the hit unchanged otherwise."""
+    body = clean(sentence)
+    if not salience.elliptical(body):
+        return hit
+    content = complete(body, state, bool(CJK.search(body)))
+    if content is None:
+        return hit
+    return replace(hit, content_body=content, general=True)

@@ -1152,6 +1152,8 @@ class RuleExtractor:
                 hit = general.detect(sentence, state, answer=False)
             elif hit is not None and noise_only(sentence):
                 hit = None
+            elif hit is not None and not hit.general and not hit.slot:
+                hit = general.completed(hit, sentence, state)
             if hit:
                 hits.append(hit)
         context = list(dict.fromkeys([*head_nouns(text, common_only=True), *state.topics]))[:4]

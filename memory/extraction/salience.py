@@ -227,8 +227,11 @@ _WOULD = re.compile(
 
 
 def hypothetical(text: str) -> bool:
-    """Counterfactual or imagined ("如果我中了彩票", "if I were", "I'd quit and move to Bali")."""
-    return bool(_rx("hypothetical").search(text) or _WOULD.search(text))
+    """Counterfactual, imagined or joking ("如果我中了彩票", "if I were", "I'd quit and move to
+    Bali", "开个玩笑…"): nothing in it is a fact about the speaker."""
+    return bool(
+        _rx("hypothetical").search(text) or _WOULD.search(text) or _rx("joking").search(text)
+    )
 
 
 def noise_reason(clause: str, *, question: bool) -> str:
@@ -361,3 +364,11 @@ def owner(content: str) -> str:
     a slot qualified by it never merges with, or replaces, the user's own."""
     m = _OWNER.match(content.strip())
     return (m.group("zh") or m.group("en") or "").lower() if m else ""
+
+
+def deictic(clause: str) -> bool:
+    """Points at something instead of naming it ("那款白色的", "the black one", "that one")."""
+    core = strip_noise_tokens(clause)
+    if CJK.search(core):
+        return bool(_rx("deictic_zh").search(core))
+    return bool(_EN_DEICTIC.search(core))
