@@ -77,8 +77,8 @@ def _en_sentence(body: str) -> str:
     from memory.extraction import rules as R
 
     body = R.rewrite(body, "en")
-    if re.match(r"(?:the user|user)\b", body, re.I):
-        out = body
+    if re.match(r"(?:the user|user)\b", body, re.I) or re.search(r"\bthe user\b", body, re.I):
+        out = body  # "after the knee thing the user gave that up": the user is in it already
     elif _EN_VERB_ING.match(body):
         out = "the user is " + body  # "thinking Iceland in late March"
     elif _EN_BARE_VERB.match(body):

@@ -25,7 +25,8 @@ SINGLE_BONUS = 0.35
 MULTI_BONUS = 0.15
 NOUN_BONUS = 0.1
 SAME_TOPIC = 0.6
-MIN_SIMILARITY = 0.25
+SAME_SINGLE_TOPIC = 0.55
+MIN_SIMILARITY = 0.2
 
 _NUMBER = re.compile(r"\d+(?:[.:]\d+)?")
 
@@ -124,5 +125,10 @@ def topic_score(
 def same_topic(
     new: str, old: str, similarity: float, *, single_only: bool = False
 ) -> tuple[bool, float, str]:
+    """Same topic when the score reaches SAME_TOPIC — or SAME_SINGLE_TOPIC when they share a
+    one-at-a-time concept (a person has one commute, one employer): there a change worded far
+    from the old statement ("gave that up, light rail now" vs "bikes to work") still counts."""
     score, why = topic_score(new, old, similarity, single_only=single_only)
-    return score >= SAME_TOPIC and bool(why), score, why
+    single = any(c for c, s in concepts(new).items() if s and c in concepts(old))
+    needed = SAME_SINGLE_TOPIC if single else SAME_TOPIC
+    return score >= needed and bool(why), score, why

@@ -35,4 +35,6 @@ def test_general_case(case):
     if case.get("hedged"):
         assert all(c.confidence < 0.6 for c in matching), [(c.content, c.confidence) for c in found]
     if case.get("firm"):
-        assert any(c.confidence >= 0.9 for c in matching), [(c.content, c.confidence) for c in found]
+        assert any(c.confidence >= 0.9 for c in matching), [
+            (c.content, c.confidence) for c in found
+        ]

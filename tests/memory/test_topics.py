@@ -1,0 +1,43 @@
+"""Topic matching with the shipped embedder: a change worded differently finds the statement it
+replaces; a change about something else does not (pairs in data/topic_pairs.json)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memory.embeddings import get_embedder
+from memory.extraction import topics
+
+PAIRS = json.loads((Path(__file__).parent / "data" / "topic_pairs.json").read_text("utf-8"))
+
+
+def _similarity(a: str, b: str) -> float:
+    vectors = get_embedder("use").embed([a, b])
+    return float(vectors[0] @ vectors[1])
+
+
+@pytest.mark.parametrize("old,new", PAIRS["same"])
+def test_a_change_in_other_words_is_on_the_same_topic(old, new):
+    ok, score, why = topics.same_topic(new, old, _similarity(old, new))
+    assert ok, (score, why)
+
+
+@pytest.mark.parametrize("old,new", PAIRS["different"])
+def test_a_change_of_something_else_is_not(old, new):
+    ok, score, why = topics.same_topic(new, old, _similarity(old, new))
+    assert not ok, (score, why)
+
+
+def test_concepts_respect_word_boundaries():
+    assert "car" in topics.concepts("用户的车停在B2")
+    assert "car" not in topics.concepts("用户的自行车锁在车棚")
+    assert "commute" in topics.concepts("The user bikes to work every day")
+    assert topics.concepts("The user moved all the banking over to Alliant") == {"bank": True}
+
+
+def test_single_only_ignores_many_valued_concepts():
+    old, new = "用户喜欢安静的餐厅", "用户现在常去公司楼下那家新开的餐厅"
+    assert "food" in topics.concepts(old) and "food" in topics.concepts(new)
+    score, why = topics.topic_score(new, old, 0.5, single_only=True)
+    assert why == "" and score == 0.5
