@@ -339,6 +339,33 @@ def _adds_information(candidate: Candidate, mem: ExistingMemory) -> bool:
     return bool(new_vals or new_ents or new_atoms)
 
 
+def _hinted(
+    candidate: Candidate,
+    existing: list[ExistingMemory],
+    occurred_at: dt.datetime | None,
+    low: bool,
+) -> Decision | None:
+    """The extractor saw the subject's memories and named the one this candidate updates or
+    repeats (the LLM's update phase). Its word stands where the memory is still active; the
+    rules below still apply: a hedged update is observed, an older statement replaces nothing.
+    """
+    if candidate.hint not in ("update", "duplicate") or candidate.target_id is None:
+        return None
+    target = next((m for m in existing if m.id == candidate.target_id and m.status == ACTIVE), None)
+    if target is None or target.kind == "episodic":
+        return None  # gone or changed meanwhile: decide as for any candidate
+    if candidate.hint == "duplicate":
+        return Decision(MERGE, target.id, f"the extractor found #{target.id} says this already")
+    if low or not _newer(occurred_at, target.occurred_at):
+        return Decision(
+            OBSERVE_CONFLICT,
+            target.id,
+            f"the extractor says this updates #{target.id}, but it is "
+            f"{'hedged' if low else 'not newer'}",
+        )
+    return Decision(SUPERSEDE, target.id, f"the extractor says this updates #{target.id}")
+
+
 def is_change(candidate: Candidate) -> bool:
     """A statement that something is different now: an explicit change word, or a firm
     statement (an update written through the API at >= FIRM_CONFIDENCE)."""
@@ -398,6 +425,10 @@ def decide(
         if low:
             return Decision("observe_low_confidence", None, "episodic, low confidence")
         return Decision("create", None, "episodic memories are never merged or superseded")
+
+    hinted = _hinted(candidate, existing, occurred_at, low)
+    if hinted is not None:
+        return hinted
 
     same_active: list[tuple[float, ExistingMemory]] = []
     same_other: list[tuple[float, ExistingMemory]] = []

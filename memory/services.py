@@ -27,7 +27,7 @@ from core.exceptions import ApplicationError, SubjectPaused
 from memory import aliases, decisions, pii, textsearch
 from memory.embeddings import get_embedder
 from memory.extraction import topics
-from memory.extraction.base import Candidate, ExtractionError, Turn
+from memory.extraction.base import Candidate, ExtractionError, KnownMemory, Turn
 from memory.models import Event, Memory, Observation, RecallTrace, Subject
 
 logger = logging.getLogger(__name__)
@@ -331,7 +331,12 @@ def events_extract(
             if not any(e.role == Event.Role.USER for e in group):
                 _finish_events(group, Event.ExtractionStatus.DONE, extractor.name)
                 continue
-            extraction = extractor.extract(turns, new_from=len(context))
+            known = (
+                _known_memories(subject, [e.content for e in group if e.role == Event.Role.USER])
+                if getattr(extractor, "wants_known", False)
+                else None
+            )
+            extraction = extractor.extract(turns, new_from=len(context), known=known)
             candidates = [c for c in extraction.candidates if 0 <= c.source_index < len(turns)]
             embeddings = _embed([c.content for c in candidates])
             # One transaction (one commit) for the whole group: each memory_ingest runs in a
@@ -371,6 +376,24 @@ def events_extract(
             if retry_raises and not final:
                 raise
     return results
+
+
+def _known_memories(subject: Subject, texts: list[str]) -> list[KnownMemory]:
+    """The subject's active memories most related to what the user just said (at most
+    llm.MAX_KNOWN, nearest first), for an extractor that decides against what is known."""
+    from memory.extraction.llm import MAX_KNOWN
+
+    if not texts:
+        return []
+    vector = _embed(["\n".join(texts)])[0]
+    rows = (
+        Memory.objects.filter(subject=subject, status=Memory.Status.ACTIVE)
+        .exclude(kind=Memory.Kind.EPISODIC)
+        .annotate(distance=CosineDistance("embedding", vector))
+        .order_by("distance")
+        .only("pk", "content")[:MAX_KNOWN]
+    )
+    return [KnownMemory(id=m.pk, content=m.content) for m in rows]
 
 
 def _finish_events(
@@ -429,6 +452,16 @@ def _existing_for_decision(
             rows[mem.pk] = mem
             if mem.distance is not None:
                 similarity[mem.pk] = 1.0 - float(mem.distance)
+    if candidate.target_id and candidate.target_id not in rows:
+        # the memory an extractor said this updates or repeats (it saw the subject's memories)
+        targets = base.filter(pk=candidate.target_id)
+        if embedding is not None:
+            targets = targets.annotate(distance=CosineDistance("embedding", embedding))
+        for mem in targets:
+            rows[mem.pk] = mem
+            distance = getattr(mem, "distance", None)
+            if distance is not None:
+                similarity[mem.pk] = 1.0 - float(distance)
     if candidate.slot:
         extra = base.filter(slot=candidate.slot).exclude(pk__in=list(rows))
         if embedding is not None:
@@ -457,24 +490,16 @@ def _existing_for_decision(
 
 
 def _redacted_candidate(candidate: Candidate) -> Candidate:
-    content = pii.redact(candidate.content).text
-    quote = pii.redact(candidate.source_quote).text if candidate.source_quote else ""
-    values = [pii.redact(v).text for v in candidate.values]
-    entities = [pii.redact(e).text for e in candidate.entities]
-    return Candidate(
-        content=content,
-        category=candidate.category,
-        kind=candidate.kind,
-        entities=entities,
-        importance=candidate.importance,
-        confidence=candidate.confidence,
-        slot=candidate.slot,
-        values=values,
-        source_index=candidate.source_index,
-        source_quote=quote,
-        triple=candidate.triple,
-        valid_to=candidate.valid_to,
-        context_topics=[pii.redact(t).text for t in candidate.context_topics],
+    def redact(text: str) -> str:
+        return pii.redact(text).text if text else text
+
+    return replace(
+        candidate,
+        content=redact(candidate.content),
+        source_quote=redact(candidate.source_quote),
+        values=[redact(v) for v in candidate.values],
+        entities=[redact(e) for e in candidate.entities],
+        context_topics=[redact(t) for t in candidate.context_topics],
     )
 
 

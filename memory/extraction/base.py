@@ -56,6 +56,19 @@ class Candidate:
     # lets a change worded without its topic ("换途虎了" while talking about 保养) find the
     # memory it replaces.
     context_topics: list[str] = field(default_factory=list)
+    # From an extractor that was shown the subject's known memories (the LLM's update phase):
+    # "add" a new memory, "update" memory `target_id` with this one, or it is a "duplicate" of
+    # `target_id`. Empty: the write decision service relates it to what is stored by itself.
+    hint: str = ""
+    target_id: int | None = None
+
+
+@dataclass(frozen=True)
+class KnownMemory:
+    """An active memory shown to an extractor so it can decide against what is known."""
+
+    id: int
+    content: str
 
 
 @dataclass
@@ -73,9 +86,17 @@ class ExtractionError(Exception):
     """
 
 
+HINTS = ("add", "update", "duplicate")
+
+
 class Extractor(Protocol):
     name: str
+    # True when `extract` uses `known` (the subject's related active memories); the pipeline
+    # then looks them up (one embedding + one vector query per session group).
+    wants_known: bool
 
-    def extract(self, turns: list[Turn], *, new_from: int = 0) -> ExtractionResult:
+    def extract(
+        self, turns: list[Turn], *, new_from: int = 0, known: list[KnownMemory] | None = None
+    ) -> ExtractionResult:
         """Extract candidates from `turns[new_from:]`; earlier turns are context only."""
         ...

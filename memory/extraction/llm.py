@@ -3,8 +3,14 @@
 Configuration (arguments win over the environment, see `LLMExtractor.from_env`):
     OPENAI_API_KEY, OPENAI_BASE_URL (optional), ENGRAM_LLM_MODEL (default "gpt-4o-mini").
 
-Flow: turns → one chat completion with ``response_format={"type": "json_object"}`` →
-JSON parsed and validated against a hand-written schema (`validate_payload`) → Candidates.
+Flow: turns + the subject's related active memories (``known``: ids and content, at most
+MAX_KNOWN, nearest to what the user just said) → one chat completion with
+``response_format={"type": "json_object"}`` → JSON parsed and validated against a hand-written
+schema (`validate_payload`) → Candidates. Like mem0's update phase the model decides each
+candidate against what is known — "add", "update" (memory_id) or "duplicate" (memory_id) —
+instead of inventing a slot key per call; an id that was not shown is a validation error. The
+write decision service applies the decision (memory/decisions.py `_hinted`), still keeping a
+hedged or older statement from replacing anything.
 
 Failure policy (an extraction failure must be visible, never "no memories"):
 * transport errors (connection, timeout), HTTP 408/409/429 and 5xx are retried with
@@ -34,10 +40,12 @@ from typing import Any
 
 from memory.extraction.base import (
     CATEGORIES,
+    HINTS,
     KINDS,
     Candidate,
     ExtractionError,
     ExtractionResult,
+    KnownMemory,
     Turn,
 )
 
@@ -47,6 +55,7 @@ DEFAULT_LLM_MODEL = "gpt-4o-mini"
 MAX_ATTEMPTS = 3
 MAX_CONTENT_CHARS = 500
 MAX_CANDIDATES = 50
+MAX_KNOWN = 20  # related active memories shown to the model (ids + content)
 _RETRYABLE_STATUS = frozenset({408, 409, 429})
 
 SYSTEM_PROMPT = """\
@@ -93,11 +102,18 @@ or "procedural" (how the user wants things done).
 memory stops being true, e.g. for a one-off plan; resolve relative dates from the turn's \
 occurred_at) or null.
 10. Do not invent anything. If there is nothing worth remembering, return {"candidates": []}.
+11. "known" (may be empty) lists memories already stored about the user, each with an "id". \
+Decide every candidate against them: "decision": "add" (new information), "update" (it \
+replaces or revises known memory "memory_id": a changed value, a correction, a newer plan), \
+or "duplicate" (known memory "memory_id" already says it). A hedged statement about a change \
+is still "update", with a low confidence. Never output a candidate only to repeat a known \
+memory unchanged: use "duplicate". "memory_id" must be one of the known ids, or null for "add".
 
 Output format:
 {"candidates": [{"content": str, "category": str, "kind": str, "importance": number, \
 "confidence": number, "slot": str, "values": [str], "entities": [str], "source_index": int, \
-"source_quote": str, "triple": [str, str, str] | null, "valid_to": str | null}]}
+"source_quote": str, "triple": [str, str, str] | null, "valid_to": str | null, \
+"decision": "add" | "update" | "duplicate", "memory_id": int | null}]}
 """
 
 
@@ -140,7 +156,30 @@ def _parse_valid_to(value: Any, where: str, default_tz: dt.tzinfo) -> dt.datetim
     return parsed
 
 
-def validate_payload(payload: Any, turns: list[Turn], new_from: int) -> list[Candidate]:
+def _decision(item: dict, where: str, known_ids: frozenset[int]) -> tuple[str, int | None]:
+    """("add" | "update" | "duplicate", memory id or None), checked against the known ids."""
+    decision = item.get("decision", "add")
+    if decision is None:
+        decision = "add"
+    if decision not in HINTS:
+        raise OutputValidationError(
+            f"{where}.decision {decision!r} is not one of {', '.join(HINTS)}"
+        )
+    memory_id = item.get("memory_id")
+    if decision == "add":
+        if memory_id is not None:
+            raise OutputValidationError(f'{where}.memory_id must be null for "add"')
+        return decision, None
+    if not isinstance(memory_id, int) or isinstance(memory_id, bool):
+        raise OutputValidationError(f'{where}.memory_id must be a known id for "{decision}"')
+    if memory_id not in known_ids:
+        raise OutputValidationError(f"{where}.memory_id {memory_id} is not a known memory")
+    return decision, memory_id
+
+
+def validate_payload(
+    payload: Any, turns: list[Turn], new_from: int, known_ids: frozenset[int] = frozenset()
+) -> list[Candidate]:
     """Check the decoded model output and build Candidates; raise OutputValidationError.
 
     Strict: wrong types, out-of-range numbers, unknown category/kind, empty content, a
@@ -230,6 +269,7 @@ def validate_payload(payload: Any, turns: list[Turn], new_from: int) -> list[Can
         occurred = turns[source_index].occurred_at
         tz = occurred.tzinfo if occurred is not None and occurred.tzinfo else dt.UTC
         valid_to = _parse_valid_to(item.get("valid_to"), f"{w}.valid_to", tz)
+        hint, target_id = _decision(item, w, known_ids)
 
         candidates.append(
             Candidate(
@@ -245,12 +285,16 @@ def validate_payload(payload: Any, turns: list[Turn], new_from: int) -> list[Can
                 source_quote=quote.strip(),
                 triple=triple,
                 valid_to=valid_to,
+                hint=hint,
+                target_id=target_id,
             )
         )
     return candidates
 
 
-def parse_output(text: str | None, turns: list[Turn], new_from: int) -> list[Candidate]:
+def parse_output(
+    text: str | None, turns: list[Turn], new_from: int, known_ids: frozenset[int] = frozenset()
+) -> list[Candidate]:
     """Decode the model's message content and validate it (OutputValidationError if bad)."""
     if text is None or not text.strip():
         raise OutputValidationError("empty model output")
@@ -263,7 +307,7 @@ def parse_output(text: str | None, turns: list[Turn], new_from: int) -> list[Can
         raise OutputValidationError(
             f"model output is not valid JSON ({exc}): {text[:200]!r}"
         ) from exc
-    return validate_payload(payload, turns, new_from)
+    return validate_payload(payload, turns, new_from, known_ids)
 
 
 # --------------------------------------------------------------------------------------------
@@ -271,18 +315,23 @@ def parse_output(text: str | None, turns: list[Turn], new_from: int) -> list[Can
 # --------------------------------------------------------------------------------------------
 
 
-def _render_turns(turns: list[Turn], new_from: int) -> str:
+def _render_turns(turns: list[Turn], new_from: int, known: list[KnownMemory] | None = None) -> str:
     rows = []
     for i, turn in enumerate(turns):
         row: dict[str, Any] = {"index": i, "role": turn.role, "content": turn.content}
         if turn.occurred_at is not None:
             row["occurred_at"] = turn.occurred_at.isoformat()
         rows.append(row)
-    return json.dumps({"new_from": new_from, "turns": rows}, ensure_ascii=False)
+    known_rows = [{"id": m.id, "content": m.content} for m in (known or [])[:MAX_KNOWN]]
+    return json.dumps(
+        {"new_from": new_from, "turns": rows, "known": known_rows}, ensure_ascii=False
+    )
 
 
 class LLMExtractor:
     """`Extractor` backed by an OpenAI-compatible chat completions endpoint."""
+
+    wants_known = True
 
     def __init__(
         self,
@@ -330,13 +379,15 @@ class LLMExtractor:
         return cls(**kwargs)
 
     # ------------------------------------------------------------------ helpers
-    def _messages(self, turns: list[Turn], new_from: int) -> list[dict[str, str]]:
+    def _messages(
+        self, turns: list[Turn], new_from: int, known: list[KnownMemory] | None = None
+    ) -> list[dict[str, str]]:
         return [
             {"role": "system", "content": SYSTEM_PROMPT},
             {
                 "role": "user",
                 "content": "Extract memories from this conversation and answer "
-                "in JSON.\n" + _render_turns(turns, new_from),
+                "in JSON.\n" + _render_turns(turns, new_from, known),
             },
         ]
 
@@ -382,8 +433,12 @@ class LLMExtractor:
         return err
 
     # ------------------------------------------------------------------ API
-    def extract(self, turns: list[Turn], *, new_from: int = 0) -> ExtractionResult:
+    def extract(
+        self, turns: list[Turn], *, new_from: int = 0, known: list[KnownMemory] | None = None
+    ) -> ExtractionResult:
         turns = list(turns)
+        known = list(known or [])[:MAX_KNOWN]
+        known_ids = frozenset(m.id for m in known)
         new_from = max(0, new_from)
         if not any(t.role == "user" and t.content.strip() for t in turns[new_from:]):
             return ExtractionResult(candidates=[], usage={}, extractor=self.name)
@@ -392,7 +447,7 @@ class LLMExtractor:
 
         request: dict[str, Any] = {
             "model": self.model,
-            "messages": self._messages(turns, new_from),
+            "messages": self._messages(turns, new_from, known),
             "response_format": {"type": "json_object"},
         }
         if self.temperature is not None:  # reasoning models reject it: pass None there
@@ -437,7 +492,7 @@ class LLMExtractor:
                 refusal = getattr(choice.message, "refusal", None)
                 if refusal:
                     raise OutputValidationError(f"model refused: {refusal[:200]}")
-                candidates = parse_output(choice.message.content, turns, new_from)
+                candidates = parse_output(choice.message.content, turns, new_from, known_ids)
             except OutputValidationError as exc:
                 last_exc = exc
                 last_problem = f"malformed model output: {exc}"

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from memory.aliases import entity_type, find_entity_spans, normalize_entities
 from memory.extraction import general
-from memory.extraction.base import Candidate, ExtractionResult, Turn
+from memory.extraction.base import Candidate, ExtractionResult, KnownMemory, Turn
 from memory.extraction.dialogue import DialogueState, dialogue_state, head_nouns
 from memory.extraction.episodes import episodes_for_turn, is_episode
 from memory.extraction.lexicon import (
@@ -1104,8 +1104,11 @@ class RuleExtractor:
     """Offline extractor; see the module docstring for the rules."""
 
     name = "rules-v1"
+    wants_known = False
 
-    def extract(self, turns: list[Turn], *, new_from: int = 0) -> ExtractionResult:
+    def extract(
+        self, turns: list[Turn], *, new_from: int = 0, known: list[KnownMemory] | None = None
+    ) -> ExtractionResult:
         candidates: list[Candidate] = []
         for idx in range(max(0, new_from), len(turns)):
             turn = turns[idx]
