@@ -23,6 +23,7 @@ worker.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import threading
@@ -222,6 +223,11 @@ def bench_extracted(args: argparse.Namespace) -> list:
     embedder = get_embedder()
     extractor = get_extractor()
     embedder.embed(["warm up"])  # load the model outside the timing
+    # …and the extractor's dictionaries (jieba's part-of-speech tables, compiled patterns), as
+    # a running worker has them after its first task
+    from memory.extraction.base import Turn
+
+    extractor.extract([Turn("user", "我下个月去成都出差，I usually fly United.")])
     print(f"extractor: {extractor.name}, embedder: {embedder.name}")
     timers = Counter()
     original_embed, original_extract = embedder.embed, extractor.extract
@@ -241,9 +247,16 @@ def bench_extracted(args: argparse.Namespace) -> list:
         finally:
             timers["extract"] += time.perf_counter() - t0
 
+    sql_time: Counter = Counter()
+
     def count_queries(execute, sql, params, many, context):
         timers["queries"] += 1
-        return execute(sql, params, many, context)
+        t0 = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            if os.environ.get("BENCH_SQL_PROFILE"):
+                sql_time[" ".join(sql.split())[:90]] += time.perf_counter() - t0
 
     embedder.embed, extractor.extract = timed_embed, timed_extract
     actor = actor_for_task("bench-extract")
@@ -265,6 +278,9 @@ def bench_extracted(args: argparse.Namespace) -> list:
                 pk__in=[i for b in batches for i in b], extraction_status="done"
             ).count()
             rate = events / wall
+            for statement, seconds in sql_time.most_common(12):
+                print(f"  sql {seconds * 1000 / events:6.3f} ms/ev  {statement}")
+            sql_time.clear()
             rows.append(
                 (
                     f"extracted, {batch}/call",

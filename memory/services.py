@@ -17,8 +17,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
+from pgvector import Vector
 from pgvector.django import CosineDistance
 
 from accounts.models import Agent, Tenant
@@ -422,71 +423,91 @@ def events_mark_failed(*, event_ids: Sequence[int], error: str) -> None:
     ).update(extraction_status=Event.ExtractionStatus.FAILED, extraction_error=error[:2000])
 
 
-def _embed(texts: list[str]) -> list[list[float] | None]:
+class _Embedding(Vector):
+    """A vector serialised for SQL once: the decision queries and the insert all send it."""
+
+    def to_text(self) -> str:
+        text = getattr(self, "_text", None)
+        if text is None:
+            text = self._text = super().to_text()
+        return text
+
+    def tolist(self) -> list[float]:
+        return self.to_list()
+
+
+def _embed(texts: list[str]) -> list[Any]:
     if not texts:
         return []
     matrix = get_embedder().embed(texts)
-    return [row.tolist() for row in matrix]
+    return [_Embedding(row) for row in matrix]
 
 
 # --------------------------------------------------------------------------- the write decision
 
 
+_DECISION_FIELDS = (
+    "id",
+    "category",
+    "kind",
+    "content",
+    "entities",
+    "slot",
+    "slot_values",
+    "confidence",
+    "observed_at",
+    "status",
+)
+
+
 def _existing_for_decision(
-    subject: Subject, candidate: Candidate, embedding: list[float] | None
-) -> tuple[list[decisions.ExistingMemory], dict[int, float], dict[int, Memory]]:
-    """The subject's live memories that could duplicate or contradict the candidate:
-    its slot mates plus the nearest neighbours by embedding (similarity computed in SQL so
-    the vectors never travel to Python)."""
-    base = (
-        Memory.objects.filter(subject=subject, status__in=LIVE_STATUSES)
-        .exclude(kind=Memory.Kind.EPISODIC)
-        .defer("embedding", "search_text", "search_vector")
+    subject: Subject, candidate: Candidate, embedding: Any
+) -> tuple[list[decisions.ExistingMemory], dict[int, float]]:
+    """The subject's live memories that could duplicate or contradict the candidate: the
+    nearest neighbours by embedding plus its slot mates and the memory an extractor named
+    (similarity computed in SQL so the vectors never travel to Python). Plain values, not model
+    instances: the decision needs a few fields of twenty rows; the one it acts on is loaded
+    afterwards."""
+    base = Memory.objects.filter(subject=subject, status__in=LIVE_STATUSES).exclude(
+        kind=Memory.Kind.EPISODIC
     )
-    rows: dict[int, Memory] = {}
-    similarity: dict[int, float] = {}
     if embedding is not None:
-        for mem in base.annotate(distance=CosineDistance("embedding", embedding)).order_by(
-            "distance"
-        )[:DECISION_NEIGHBOURS]:
-            rows[mem.pk] = mem
-            if mem.distance is not None:
-                similarity[mem.pk] = 1.0 - float(mem.distance)
-    if candidate.target_id and candidate.target_id not in rows:
-        # the memory an extractor said this updates or repeats (it saw the subject's memories)
-        targets = base.filter(pk=candidate.target_id)
-        if embedding is not None:
-            targets = targets.annotate(distance=CosineDistance("embedding", embedding))
-        for mem in targets:
-            rows[mem.pk] = mem
-            distance = getattr(mem, "distance", None)
-            if distance is not None:
-                similarity[mem.pk] = 1.0 - float(distance)
-    if candidate.slot:
-        extra = base.filter(slot=candidate.slot).exclude(pk__in=list(rows))
-        if embedding is not None:
-            extra = extra.annotate(distance=CosineDistance("embedding", embedding))
-        for mem in extra:
-            rows[mem.pk] = mem
-            distance = getattr(mem, "distance", None)
-            if distance is not None:
-                similarity[mem.pk] = 1.0 - float(distance)
+        base = base.annotate(distance=CosineDistance("embedding", embedding))
+    fields = (*_DECISION_FIELDS, "distance") if embedding is not None else _DECISION_FIELDS
+    rows: dict[int, dict[str, Any]] = {}
+    everything = False
+    if embedding is not None:
+        for row in base.order_by("distance").values(*fields)[:DECISION_NEIGHBOURS]:
+            rows[row["id"]] = row
+        # fewer than the limit: that was every live memory, slot mates and target included
+        everything = len(rows) < DECISION_NEIGHBOURS
+    if not everything:
+        wanted = Q(slot=candidate.slot) if candidate.slot else Q(pk__in=[])
+        if candidate.target_id:
+            wanted |= Q(pk=candidate.target_id)
+        for row in base.filter(wanted).exclude(pk__in=list(rows)).values(*fields):
+            rows[row["id"]] = row
+    similarity = {
+        pk: 1.0 - float(row["distance"])
+        for pk, row in rows.items()
+        if row.get("distance") is not None
+    }
     existing = [
         decisions.ExistingMemory(
-            id=mem.pk,
-            category=mem.category,
-            kind=mem.kind,
-            content=mem.content,
-            entities=list(mem.entities),
-            slot=mem.slot,
-            values=list(mem.slot_values),
-            confidence=mem.confidence,
-            occurred_at=mem.observed_at,
-            status=mem.status,
+            id=row["id"],
+            category=row["category"],
+            kind=row["kind"],
+            content=row["content"],
+            entities=list(row["entities"]),
+            slot=row["slot"],
+            values=list(row["slot_values"]),
+            confidence=row["confidence"],
+            occurred_at=row["observed_at"],
+            status=row["status"],
         )
-        for mem in rows.values()
+        for row in rows.values()
     ]
-    return existing, similarity, rows
+    return existing, similarity
 
 
 def _redacted_candidate(candidate: Candidate) -> Candidate:
@@ -555,8 +576,10 @@ def memory_ingest(
     with transaction.atomic():
         locked = Subject.objects.select_for_update().get(pk=subject.pk)
         _ensure_not_paused(locked)
-        existing, similarity, rows = _existing_for_decision(locked, candidate, embedding)
+        existing, similarity = _existing_for_decision(locked, candidate, embedding)
         decision = decisions.decide(candidate, occurred_at, existing, similarity)
+        acted_on = [decision.target_id, *decision.also_supersede] if decision.target_id else []
+        rows = Memory.objects.in_bulk([pk for pk in acted_on if pk]) if acted_on else {}
         target = rows.get(decision.target_id) if decision.target_id else None
         fields = {
             "source_event": source_event,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memory.extraction.words import CJK, pos_cut, words
 
@@ -84,7 +85,13 @@ def _en_stop() -> frozenset[str]:
 
 def head_nouns(text: str, *, common_only: bool = False) -> list[str]:
     """Content nouns of a text in order of appearance (no generic nouns, no duplicates);
-    `common_only` leaves out proper names (the values, not the topics, of a statement)."""
+    `common_only` leaves out proper names (the values, not the topics, of a statement).
+    Cached: each turn is looked at again for the next turns' dialogue state."""
+    return list(_head_nouns(text, common_only))
+
+
+@lru_cache(maxsize=8192)
+def _head_nouns(text: str, common_only: bool) -> tuple[str, ...]:
     generic, stop = _generic(), _en_stop()
     flags = ("n", "vn", "ng") if common_only else _NOUN_FLAGS
     found: list[str] = []
@@ -103,11 +110,7 @@ def head_nouns(text: str, *, common_only: bool = False) -> list[str]:
             phrase = [t for t in m.group(1).lower().split() if t not in stop]
             if phrase and phrase[-1] not in generic and not phrase[-1].endswith(("ing", "ly")):
                 found.append(" ".join(phrase))
-    out: list[str] = []
-    for w in found:
-        if w not in out:
-            out.append(w)
-    return out
+    return tuple(dict.fromkeys(found))
 
 
 def last_question(text: str) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from memory.extraction.words import CJK, alternation, pos_cut, words
 
@@ -145,6 +145,12 @@ class Signals:
 
 
 def named_things(text: str) -> list[str]:
+    """Names in a clause (cached; see `_named_things`)."""
+    return list(_named_things(text))
+
+
+@lru_cache(maxsize=8192)
+def _named_things(text: str) -> tuple[str, ...]:
     """Names in a clause: model numbers, capitalised Latin words (not sentence-initial function
     words), jieba proper nouns, Latin words inside Chinese text, known alias entities."""
     from memory.aliases import find_entity_spans
@@ -163,11 +169,7 @@ def named_things(text: str) -> list[str]:
             ):
                 found.append(word)
     found.extend(c for _, c, _ in find_entity_spans(text))
-    out: list[str] = []
-    for f in found:
-        if f and f not in out:
-            out.append(f)
-    return out
+    return tuple(dict.fromkeys(f for f in found if f))
 
 
 _ZH_SUBJECTLESS_START = ("v", "d", "t", "p", "c", "m", "r", "a")

@@ -17,7 +17,7 @@ calibrated on pairs written for that purpose (tests/memory/test_topics.py).
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from memory.extraction.words import CJK, load, words
 
@@ -64,6 +64,16 @@ def stem_words(text: str) -> str:
 
 
 def concepts(text: str) -> dict[str, bool]:
+    """Topic concepts a statement touches → whether each is single-valued (cached)."""
+    return dict(_concepts_of(text))
+
+
+@lru_cache(maxsize=8192)
+def _concepts_of(text: str) -> tuple[tuple[str, bool], ...]:
+    return tuple(_find_concepts(text).items())
+
+
+def _find_concepts(text: str) -> dict[str, bool]:
     """Topic concepts a statement touches → whether each is single-valued. A one-character
     Chinese word counts only as a word of its own ("车", not the 车 of "自行车")."""
     from memory.extraction.words import pos_cut
