@@ -146,6 +146,8 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
 
     clauses = [c for c in R.split_clauses(sentence) if c.strip()]
     question = salience.is_question(sentence) and not R.HEDGE_RE.search(sentence)
+    # a request that recurs ("帮我设个每天早上8点的提醒，点一杯美式") is a standing arrangement
+    recurring = bool(salience.recurs(sentence))
     if salience.momentary(sentence):
         return None  # "今天好热啊，才三月份": about this moment, not about the person
     kept: list[str] = []
@@ -153,7 +155,11 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     after_request = False
     for clause in clauses:
         sig = salience.analyse(clause, answer=answer)
-        if sig.noise == "one-off request":
+        if sig.noise == "one-off request" and recurring:
+            sig = replace(
+                salience.analyse(clause, answer=answer, as_statement=True), directive=True
+            )
+        elif sig.noise == "one-off request":
             after_request = True  # its arguments follow ("订酒店，入住人写我，手机号…")
             continue
         if sig.noise or salience.judgement(clause):

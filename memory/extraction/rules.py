@@ -77,7 +77,10 @@ EMPHASIS_RE = _alt(EMPHASIS_ZH + EMPHASIS_EN)
 SAFETY_RE = _alt(SAFETY)
 REPORTED_RE = re.compile(
     r"(?:同事|朋友|别人|有人|老板|领导|他们|她|他)说|据说|听人说|"
-    r"\b(?:a (?:colleague|friend)|someone|people|they) (?:said|says|told)\b",
+    r"\b(?:a (?:colleague|friend)|someone|people|they) (?:said|says|told)\b|"
+    # someone else's advice is theirs until the user takes it up ("医生建议", "hinted I should")
+    r"(?:医生|大夫|老婆|老公|爸|妈|朋友|同事|领导|教练|老师)(?:建议|劝|说用户?应该|觉得用户?应该)|"
+    r"\b(?:suggested|recommended|hinted|advised|thinks i should|says i should|wants me to)\b",
     re.IGNORECASE,
 )
 STYLE_RES = [(atom, grp, re.compile(rx, re.IGNORECASE)) for atom, (grp, rx) in STYLE_ATOMS.items()]

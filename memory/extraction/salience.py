@@ -261,12 +261,13 @@ def noise_reason(clause: str, *, question: bool) -> str:
     return ""
 
 
-def analyse(clause: str, *, answer: bool = False) -> Signals:
+def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) -> Signals:
+    """Signals of a clause; `as_statement` reads a request as what it arranges."""
     from memory.extraction import rules as R
 
     core = strip_noise_tokens(clause)
     question = is_question(clause) and not R.HEDGE_RE.search(clause)
-    noise = noise_reason(clause, question=question)
+    noise = "" if as_statement else noise_reason(clause, question=question)
     if noise:
         return Signals(noise=noise)
     named = bool(named_things(core))
@@ -374,3 +375,16 @@ def deictic(clause: str) -> bool:
     if CJK.search(core):
         return bool(_rx("deictic_zh").search(core))
     return bool(_EN_DEICTIC.search(core))
+
+
+_RECURS = re.compile(
+    r"每天|每周|每个?月|每晚|每早|每次|工作日|周一到周五|"
+    r"\b(?:every (?:day|morning|evening|night|week|month|weekday|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)|daily|weekly|monthly|each (?:morning|week|day))\b",
+    re.I,
+)
+
+
+def recurs(text: str) -> bool:
+    """Something that happens again and again ("每天早上8点", "every Monday")."""
+    return bool(_RECURS.search(text))
