@@ -407,6 +407,7 @@ def _topic_conflict(
             mem.content,
             float(similarity.get(mem.id, 0.0)),
             single_only=not worded_as_change,
+            change=worded_as_change,
         )
         if ok and (best is None or score > best[0]):
             best = (score, mem)

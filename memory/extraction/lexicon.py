@@ -610,12 +610,18 @@ CHANGE_ZH = [
     r"(?:没再|别再)[\u4e00-\u9fff]{1,4}了(?:[，,。！!]|$)",
     r"以后都|从此|之后都|以后(?:要|就|改|别|不|只)|迁(?:到|移到)|转移到|换到",
     r"(?<![想要算备虑试该])(?:换|改|搬|转)[\u4e00-\u9fff]{1,3}了",
+    r"刚(?:搬|换|入职|买了|到新)|终于(?:换|搬|买|入职)|(?:新公司|新工作|新家|新房子)",
 ]
 CHANGE_EN = [
     # change verbs and phrases: the old state is over ("switched to", "went with … instead")
     r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|swap(?:ped)?|replac(?:ed|ing)|mov(?:ed|ing) to|"
-    r"relocat(?:ed|ing)|went with|going with|gone with|gave up|giving up|joined|started|"
+    r"relocat(?:e|ed|es|ing)|went with|going with|gone with|gave up|giving up|joined|started|"
     r"instead|these days|not anymore|no more|used to|since the new|new job)\b",
+    # a state that has just begun: "first two weeks at Stripe", "been here 3 weeks", "finally
+    # closed on a house", "just got a new…"
+    r"\b(?:first (?:day|days|week|weeks|month|months) (?:at|in|with)|been here (?:for )?\w+ "
+    r"(?:days|weeks|months)|just (?:bought|moved|started|joined|switched|got (?:a|an|my) new)|finally "
+    r"(?:closed|moved|got|bought|switched|made the switch))\b",
     r"(?<!right )(?<!for )(?<!just )(?<!until )(?<!till )(?<!by )(?<!up to )\bnow\b",
     r"\bno longer\b",
     r"\banymore\b|\bany more\b",

@@ -133,12 +133,17 @@ def topic_score(
 
 
 def same_topic(
-    new: str, old: str, similarity: float, *, single_only: bool = False
+    new: str, old: str, similarity: float, *, single_only: bool = False, change: bool = False
 ) -> tuple[bool, float, str]:
     """Same topic when the score reaches SAME_TOPIC — or SAME_SINGLE_TOPIC when they share a
     one-at-a-time concept (a person has one commute, one employer): there a change worded far
     from the old statement ("gave that up, light rail now" vs "bikes to work") still counts."""
-    score, why = topic_score(new, old, similarity, single_only=single_only)
     single = any(c for c, s in concepts(new).items() if s and c in concepts(old))
+    if single and change:
+        # a change word on a one-at-a-time concept ("relocate 到新加坡了" / "base 在深圳"):
+        # the concept says what is replaced even where the embedding is lost (code-switching)
+        score, why = topic_score(new, old, max(similarity, MIN_SIMILARITY), single_only=True)
+        return bool(why), score, why
+    score, why = topic_score(new, old, similarity, single_only=single_only)
     needed = SAME_SINGLE_TOPIC if single else SAME_TOPIC
     return score >= needed and bool(why), score, why
