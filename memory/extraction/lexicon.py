@@ -620,8 +620,8 @@ CHANGE_EN = [
     # a state that has just begun: "first two weeks at Stripe", "been here 3 weeks", "finally
     # closed on a house", "just got a new…"
     r"\b(?:first (?:day|days|week|weeks|month|months) (?:at|in|with)|been here (?:for )?\w+ "
-    r"(?:days|weeks|months)|just (?:bought|moved|started|joined|switched|got (?:a|an|my) new)|finally "
-    r"(?:closed|moved|got|bought|switched|made the switch))\b",
+    r"(?:days|weeks|months)|just (?:bought|moved|started|joined|switched|got (?:a|an|my) new)|"
+    r"finally (?:closed|moved|got|bought|switched|made the switch))\b",
     r"(?<!right )(?<!for )(?<!just )(?<!until )(?<!till )(?<!by )(?<!up to )\bnow\b",
     r"\bno longer\b",
     r"\banymore\b|\bany more\b",
