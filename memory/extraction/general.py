@@ -259,3 +259,11 @@ def completed(hit, sentence: str, state: DialogueState):
     if content is None:
         return hit
     return replace(hit, content_body=content, general=True)
+
+
+def sentence(body: str, lang: str) -> str:
+    """A statement (pronouns already rewritten) as one declarative sentence about the user."""
+    body = clean(body)
+    if lang == "zh" or CJK.search(body[:4]):
+        return _zh_sentence(body).rstrip("。")
+    return _en_sentence(body)

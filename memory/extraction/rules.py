@@ -902,6 +902,9 @@ def _zh_preference(body: str) -> str:
 def _finish(body: str, lang: str, category: str, kind: str) -> str:
     body = body.strip().strip("，,;；:：").strip()
     body = re.sub(r"[。.!！]+$", "", body)
+    if category in ("fact", "profile") and kind != "procedural":
+        # a fact needs no label ("用户的情况：", "About the user:"): one sentence about the user
+        return general.sentence(body, lang)
     if lang == "zh":
         if category == "preference" and kind != "procedural" and not body.startswith("用户"):
             return _zh_preference(body)

@@ -308,9 +308,10 @@ def elliptical(clause: str) -> bool:
     "the blue one") or too short to name its topic ("海尔的", "United, always", "那就不报了")."""
     core = strip_noise_tokens(clause)
     if CJK.search(core):
-        if _rx("deictic_zh").search(core) and not _own_name(core):
-            return True
-        return len(CJK.findall(core)) <= 8 and not has_content_noun(core)
+        size = len(CJK.findall(core))
+        if size <= 12 and _rx("deictic_zh").search(core) and not _own_name(core):
+            return True  # "就要那款白色的吧"; "公司楼下那家乐刻，办的年卡…" says what it means
+        return size <= 8 and not has_content_noun(core)
     short = len(core.split()) <= 8
     if short and _EN_DEICTIC.search(core) and not _own_name(core):
         return True
