@@ -39,6 +39,7 @@ _PROFILE = re.compile(
     re.I,
 )
 _NEGATED = re.compile(r"不|别|没|算了|\b(?:no|not|don't|won't|skip|pass|nah)\b", re.I)
+_SPEAKER_FIRST = re.compile(r"(?:我|咱|\b(?:I|I'm|I've|my|we|our)\b)", re.I)
 _ZH_LEAD = re.compile(r"^(?:那就|那么|那|就要|就|要不|还是)")
 _EN_LEAD = re.compile(r"^(?:then|ok(?:ay)?|so|well|yeah|yes|no|nah)\b[,\s]*", re.I)
 _EN_VERB_ING = re.compile(r"^[a-z]+ing\b", re.I)
@@ -164,8 +165,10 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
             continue
         if sig.noise or salience.judgement(clause):
             continue
-        if after_request and not (sig.stance or sig.directive or sig.habit):
-            continue
+        if after_request and not (
+            sig.stance or sig.directive or sig.habit or _SPEAKER_FIRST.match(clause.strip())
+        ):
+            continue  # "座位写我" is an argument of the request; "我吃素的" is about the user
         after_request = False
         if question and not (sig.first_person or sig.possession):
             continue  # "Tabs or spaces, what do most people use?"

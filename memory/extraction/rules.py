@@ -52,7 +52,13 @@ from memory.extraction.lexicon import (
     TOPIC_CUES,
     TYPE_SLOT,
 )
-from memory.extraction.salience import hypothetical, noise_only, owner
+from memory.extraction.salience import (
+    about_outsider,
+    hypothetical,
+    noise_only,
+    one_off_request,
+    owner,
+)
 from memory.pii import contains_pii as _contains_pii
 from memory.textsearch import _get_jieba, cn_numeral_value
 
@@ -1032,6 +1038,7 @@ class Hit:
     general: bool = False  # from the general detector (general.py), not a specific rule
 
 
+COLON_RE = re.compile(r"[:：]")
 # The agent's question is about the person ("您平时喝什么咖啡？", "Which airline do you fly?").
 ABOUT_YOU_Q = re.compile(r"您|你|\byou\b|\byour\b|请问", re.IGNORECASE)
 BACK_TO_REAL = re.compile(
@@ -1161,15 +1168,22 @@ class RuleExtractor:
                 hit = general.detect(sentence, state, answer=False)
             elif hit is not None and noise_only(sentence):
                 hit = None
+            elif (
+                hit is not None
+                and one_off_request(sentence)
+                and not COLON_RE.search(sentence)
+                and not hit.general
+            ):
+                # a request inside the sentence ("…模板也帮我改成钉钉能用的"): only the clauses
+                # around it that say something about the user stay ("帮我记一下：…" keeps all)
+                hit = general.detect(sentence, state, answer=False)
             elif hit is not None and not hit.general and not hit.slot:
                 hit = general.completed(hit, sentence, state)
             if hit:
                 hits.append(hit)
         context = list(dict.fromkeys([*head_nouns(text, common_only=True), *state.topics]))[:4]
-        return [
-            replace(self._candidate(h, idx, lang), context_topics=context)
-            for h in _merge_hits(hits)
-        ]
+        found = [self._candidate(h, idx, lang) for h in _merge_hits(hits)]
+        return [replace(c, context_topics=context) for c in found if not about_outsider(c.content)]
 
     def _sentence(self, sentence: str, lang: str, prev_asst: str) -> Hit | None:
         full = sentence.strip()

@@ -196,10 +196,48 @@ _A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1(?!了)")
 
 
 def is_question(text: str) -> bool:
-    """A question, also without a question mark: "…会不会 rebel", "是不是该换了"."""
+    """A question, also without a question mark: "…会不会 rebel", "是不是该换了", a guess
+    seeking confirmation ("Australia 的 capital 是 Sydney 吧")."""
     from memory.extraction import rules as R
 
-    return R._is_question(text) or bool(_A_NOT_A.search(text) and not _FIRST_PERSON.search(text))
+    if R._is_question(text):
+        return True
+    if _FIRST_PERSON.search(text):
+        return False
+    core = strip_noise_tokens(text)
+    return bool(_A_NOT_A.search(text)) or bool(re.search(r"是.{1,20}吧$", core))
+
+
+# A request to the agent inside a clause ("会议纪要模板也帮我改成钉钉能用的", "讲个笑话呗").
+_REQUEST = re.compile(
+    r"(?:也|再|顺便|顺手|能不能|可以)?(?:帮我|帮忙|麻烦你?|给我)(?:把|改|弄|做|写|查|订|找|发|设|整理|"
+    r"看看|加|列|算|翻|推荐|规划|安排|准备)|^(?:讲|说|来|聊|唱|写|编)(?:个|一个|段|首|点|几个)|"
+    r"\b(?:can|could|would) you (?:also )?(?:please )?(?:change|make|add|set|find|book|check|"
+    r"write|send|update|tell|give|show|recommend|plan)\b",
+    re.I,
+)
+
+
+def one_off_request(text: str) -> bool:
+    """Asks the agent to do something now; a standing or recurring one is an arrangement."""
+    from memory.extraction import rules as R
+
+    return bool(_REQUEST.search(text)) and not R.STANDING_RE.search(text) and not recurs(text)
+
+
+_OUTSIDER = None
+
+
+def about_outsider(content: str) -> bool:
+    """A memory about someone outside the user's household ("用户的同事小王超爱吃榴莲", "The
+    user's coworker Dave is obsessed with pickleball"): not the user's, and not worth keeping
+    as theirs. Family members' tastes are kept, as theirs (`owner`)."""
+    global _OUTSIDER
+    if _OUTSIDER is None:
+        zh = "|".join(re.escape(w) for w in words("outsiders_zh"))
+        en = "|".join(re.escape(w) for w in words("outsiders_en"))
+        _OUTSIDER = re.compile(rf"^用户的(?:{zh})|^the user's (?:{en})s?\b", re.I)
+    return bool(_OUTSIDER.match(content.strip()))
 
 
 def momentary(text: str) -> bool:
@@ -250,13 +288,15 @@ def noise_reason(clause: str, *, question: bool) -> str:
         return "hypothetical"
     if _rx("joking").search(core):
         return "joke"
+    if _rx("mistaken_belief").search(core):
+        return "a belief about the world"  # "一直以为是悉尼", "I thought it was Everest"
     if question:
         return "question"
     if R.REVISION_RE.match(core):
         return "revision of the current reply"  # "再口语化一点", "make it shorter"
     if momentary(core):
         return "about this moment only"  # "I had coffee this morning", "今天有点累"
-    if R.TASK_ZH.match(core) or R.TASK_EN.match(core):
+    if R.TASK_ZH.match(core) or R.TASK_EN.match(core) or one_off_request(core):
         return "one-off request"
     return ""
 
