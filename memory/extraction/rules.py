@@ -1100,6 +1100,13 @@ SELF_PREF = re.compile(
 )
 
 
+def changes_a_state(sentence: str) -> bool:
+    """A change word about a one-at-a-time concept: where one lives or works, one's phone…"""
+    from memory.extraction import topics
+
+    return bool(CHANGE_RE.search(sentence)) and any(topics.concepts(sentence).values())
+
+
 def _episode_only(hit: Hit, sentence: str) -> bool:
     """A hit that merely restates a past event (no value of a slot, no standing instruction,
     no taste of the user's own): the episode carries it, the semantic copy would duplicate it
@@ -1158,13 +1165,16 @@ class RuleExtractor:
                 continue
             imagined = False
             hit = self._sentence(sentence, lang, prev_asst)
-            if hit and _episode_only(hit, sentence):
+            changed_state = changes_a_state(sentence)
+            if hit and _episode_only(hit, sentence) and not changed_state:
                 continue  # a past event: the episodes extractor records it (with its date)
             if hit is None and n == 0 and prev_reply:
                 # the first words after the assistant's question answer it
                 hit = self._answer(sentence, lang, prev_reply, state)
-            elif hit is None and not is_episode(sentence):
-                # no specific detector knew the wording: the general one judges salience
+            elif hit is None and (changed_state or not is_episode(sentence)):
+                # no specific detector knew the wording: the general one judges salience. A past
+                # event that changed a one-at-a-time fact ("上个月底搬到成都了") is also the new
+                # state, which replaces the old one.
                 hit = general.detect(sentence, state, answer=False)
             elif hit is not None and noise_only(sentence):
                 hit = None

@@ -114,3 +114,11 @@ def test_recall_abstains_on_an_unrelated_query(cast, use_embedder):
     assert unrelated.json()["memories"] == [] and unrelated.json()["context"] == ""
     related = c.post(RECALL.format("u1"), {"query": "帮我点一杯喝的"}, format="json").json()
     assert [m["content"] for m in related["memories"]][:1] == ["用户喜欢喝绿茶，不加糖"]
+
+
+def test_a_move_told_as_an_event_replaces_the_old_home(cast, use_embedder):
+    c = cast.alice_client
+    post_session(c, "u1", "s1", [("user", "我住在南京鼓楼区，周末常去玄武湖")], 1)
+    post_session(c, "u1", "s2", [("user", "上个月底搬到厦门了，租在思明区")], 20)
+    assert any("厦门" in m for m in memories("u1", "active"))
+    assert any("南京" in m for m in memories("u1", "superseded"))
