@@ -125,6 +125,20 @@ class DialogueState:
     topics: tuple[str, ...] = ()
     question_topics: tuple[str, ...] = ()
     reply: str = ""  # the assistant's turn right before, whole
+    person: str = ""  # the family member or pet the user talked about last ("儿子", "daughter")
+
+    def resolve_pronoun(self, sentence: str) -> str:
+        """A sentence that starts with he / she / 他 / 她 about the person last talked about
+        ("他是初二了" after "我儿子今年初一" → "我儿子是初二了"); unchanged otherwise."""
+        if not self.person:
+            return sentence
+        lead = _LEAD_FILLER.match(sentence)
+        head, rest = (sentence[: lead.end()], sentence[lead.end() :]) if lead else ("", sentence)
+        if CJK.search(self.person):
+            m = re.match(r"(?:他|她|它)(?!们)", rest)
+            return head + f"我{self.person}" + rest[m.end() :] if m else sentence
+        m = re.match(r"(?:he|she)(?='s\b|\s)", rest, re.I)
+        return head + f"my {self.person}" + rest[m.end() :] if m else sentence
 
     def referent(self, clause: str) -> str:
         """The named option of the assistant's last reply that a deictic choice points at:
@@ -194,6 +208,30 @@ def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
     # the user's own words are the topic; the question's nouns ("颜色", "airline") say which
     # aspect of it is answered
     user_nouns = [n for n in recent if n not in q_topics]
+    person = ""
+    for turn in reversed(turns[start:idx]):
+        if turn.role == "user":
+            found = _PERSON.findall(turn.content or "")
+            if found:
+                person = next(p for p in reversed(found[-1]) if p)
+                break
     return DialogueState(
-        question=question, topics=tuple(user_nouns), question_topics=q_topics, reply=reply
+        question=question,
+        topics=tuple(user_nouns),
+        question_topics=q_topics,
+        reply=reply,
+        person=person,
     )
+
+
+_KIN_ZH = (
+    "老婆|媳妇|妻子|太太|老公|丈夫|儿子|女儿|闺女|孩子|宝宝|爸爸|妈妈|爸|妈|哥哥|姐姐|弟弟|妹妹|"
+    "爷爷|奶奶|外公|外婆"
+)
+_KIN_EN = (
+    "wife|husband|partner|son|daughter|kid|mom|mother|dad|father|brother|sister|grandma|grandpa"
+)
+_PERSON = re.compile(rf"我(?:的|家)?({_KIN_ZH})|\bmy ({_KIN_EN})\b", re.I)
+_LEAD_FILLER = re.compile(
+    r"^(?:(?:啊|哦|嗯|对|不对|不是|我说错了|说错了|sorry|oh|no|wait)[\s,，!！.。]*)+", re.I
+)

@@ -166,7 +166,11 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         if sig.noise or salience.judgement(clause):
             continue
         if after_request and not (
-            sig.stance or sig.directive or sig.habit or _SPEAKER_FIRST.match(clause.strip())
+            sig.stance
+            or sig.directive
+            or sig.habit
+            or sig.safety
+            or _SPEAKER_FIRST.match(clause.strip())
         ):
             continue  # "座位写我" is an argument of the request; "我吃素的" is about the user
         after_request = False
@@ -187,6 +191,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     merged = salience.Signals(
         owned=any(s.owned for s in signals),
         verdict=any(s.verdict for s in signals),
+        safety=any(s.safety for s in signals),
         named=any(s.named for s in signals),
         quantity=any(s.quantity for s in signals),
         time=any(s.time for s in signals),

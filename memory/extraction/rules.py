@@ -1100,6 +1100,35 @@ SELF_PREF = re.compile(
 )
 
 
+def redact_pii(text: str) -> str:
+    """Redacted also where personal data is glued to Chinese ("邮箱是a@b.com")."""
+    from memory.pii import redact
+
+    if not contains_pii(text):
+        return text
+    spaced = re.sub(
+        r"(?<=[\u4e00-\u9fff])(?=[\w.+-]+@)|(?<=[\u4e00-\u9fff])(?=\+?\d{7,})", " ", text
+    )
+    return redact(spaced).text.replace(" [", "[")
+
+
+def _beyond_pii(clause: str) -> bool:
+    """Does a clause holding personal data say something else too ("有急事直接打我手机 …")?
+    Personal data is redacted at write time; it is not a reason to forget the rest."""
+    from memory.pii import redact
+
+    rest = re.sub(
+        r"\[[A-Z_]+\]", "", redact(re.sub(r"(?<=[\u4e00-\u9fff])(?=[\w.+-]+@)", " ", clause)).text
+    )
+    rest = re.sub(
+        r"(?:我|用户|my|me|is|是|的|号码?|电话|手机|邮箱|e-?mail|phone|number)",
+        "",
+        rest,
+        flags=re.I,
+    )
+    return len(re.sub(r"[\W_\d]+", "", rest)) >= 4
+
+
 def changes_a_state(sentence: str) -> bool:
     """A change word about a one-at-a-time concept: where one lives or works, one's phone…"""
     from memory.extraction import topics
@@ -1164,6 +1193,7 @@ class RuleExtractor:
             if imagined and not BACK_TO_REAL.match(sentence):
                 continue
             imagined = False
+            sentence = state.resolve_pronoun(sentence)
             hit = self._sentence(sentence, lang, prev_asst)
             changed_state = changes_a_state(sentence)
             if hit and _episode_only(hit, sentence) and not changed_state:
@@ -1230,8 +1260,8 @@ class RuleExtractor:
             after_task = False
             if re.search(r"[？?]\s*$", clause) and not hedged:
                 continue
-            if contains_pii(core):
-                continue
+            if contains_pii(core) and not _beyond_pii(core):
+                continue  # nothing but the number ("手机号 139…"): redaction would leave nothing
             kept.append(clause.strip())
             signal.append(core)
         if not kept:
@@ -1526,6 +1556,7 @@ class RuleExtractor:
             content = _finish(content, hlang, hit.category, hit.kind)
         elif hlang == "en" and not content.endswith("."):
             content += "."
+        content = redact_pii(content)  # kept clauses may hold a number; the fact stays
         slot = hit.slot
         whose = owner(content)
         if slot and whose and not slot.startswith("thing:") and not slot.endswith(f"@{whose}"):

@@ -117,6 +117,7 @@ class Signals:
     hedged: bool = False
     owned: bool = False
     verdict: bool = False
+    safety: bool = False  # health and safety (allergies, insulin, medication): always kept
     noise: str = ""
 
     @property
@@ -125,6 +126,7 @@ class Signals:
             self.named
             + self.owned
             + self.verdict
+            + 2 * self.safety
             + 2 * self.quantity
             + self.time
             + self.stance
@@ -325,6 +327,7 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         ),
         owned=bool(_OWNED.search(core)),
         verdict=bool(_VERDICT.search(core)),
+        safety=bool(R.SAFETY_RE.search(core)),
         stance=stance,
         habit=bool(_HABIT.search(core)),
         directive=bool(R.STANDING_RE.search(core)),
