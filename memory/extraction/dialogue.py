@@ -211,7 +211,7 @@ def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
     person = ""
     for turn in reversed(turns[start:idx]):
         if turn.role == "user":
-            found = _PERSON.findall(turn.content or "")
+            found = _person_rx().findall(turn.content or "")
             if found:
                 person = next(p for p in reversed(found[-1]) if p)
                 break
@@ -224,14 +224,19 @@ def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
     )
 
 
-_KIN_ZH = (
-    "老婆|媳妇|妻子|太太|老公|丈夫|儿子|女儿|闺女|孩子|宝宝|爸爸|妈妈|爸|妈|哥哥|姐姐|弟弟|妹妹|"
-    "爷爷|奶奶|外公|外婆"
-)
-_KIN_EN = (
-    "wife|husband|partner|son|daughter|kid|mom|mother|dad|father|brother|sister|grandma|grandpa"
-)
-_PERSON = re.compile(rf"我(?:的|家)?({_KIN_ZH})|\bmy ({_KIN_EN})\b", re.I)
+_PERSON = None
+
+
+def _person_rx() -> re.Pattern:
+    """A family member the user mentions ("我儿子", "my daughter")."""
+    global _PERSON
+    if _PERSON is None:
+        zh = "|".join(sorted(words("kin_zh"), key=len, reverse=True))
+        en = "|".join(sorted(words("kin_en"), key=len, reverse=True))
+        _PERSON = re.compile(rf"我(?:的|家)?({zh})|\bmy ({en})\b", re.I)
+    return _PERSON
+
+
 _LEAD_FILLER = re.compile(
     r"^(?:(?:啊|哦|嗯|对|不对|不是|我说错了|说错了|sorry|oh|no|wait)[\s,，!！.。]*)+", re.I
 )

@@ -23,7 +23,7 @@ import re
 from dataclasses import replace
 
 from memory.extraction import salience
-from memory.extraction.dialogue import DialogueState, head_nouns
+from memory.extraction.dialogue import DialogueState
 from memory.extraction.words import CJK, alternation, words
 
 _PLAN = re.compile(
@@ -188,22 +188,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     body = clean(("" if zh else " ").join(kept))
     if len(body) < (2 if zh else 3):
         return None
-    merged = salience.Signals(
-        owned=any(s.owned for s in signals),
-        verdict=any(s.verdict for s in signals),
-        safety=any(s.safety for s in signals),
-        named=any(s.named for s in signals),
-        quantity=any(s.quantity for s in signals),
-        time=any(s.time for s in signals),
-        stance=any(s.stance for s in signals),
-        habit=any(s.habit for s in signals),
-        directive=any(s.directive for s in signals),
-        change=any(s.change for s in signals),
-        first_person=any(s.first_person for s in signals),
-        possession=any(s.possession for s in signals),
-        answer=answer,
-        hedged=any(s.hedged for s in signals),
-    )
+    merged = salience.Signals.merge(signals, answer=answer)
     ellipsis = salience.elliptical(body)
     if ellipsis and not _NEGATED.search(body) and state.referent(body):
         # a choice among the options the assistant just offered ("the black one")
@@ -226,7 +211,6 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     content = content.rstrip("。") if zh else content
     category = _category(merged, body)
     slot, values, entities = R.derive_slot(body, category, [])
-    topic_nouns = head_nouns(content)
     if not entities:
         entities = [n for n in salience.named_things(body) if len(n) >= 2][:5]
     confidence = 0.75
@@ -237,7 +221,6 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         confidence = 0.7 if merged.named or merged.quantity else 0.65
     if merged.hedged:
         confidence = 0.45
-    del topic_nouns
     return R.Hit(
         category=category,
         kind="procedural" if merged.directive and category == "preference" else "semantic",

@@ -19,7 +19,7 @@ noise (explicit)  acknowledgements, thanks, refusals and laughter or emoji with 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache, lru_cache
 
 from memory.extraction.words import CJK, alternation, pos_cut, words
@@ -119,6 +119,16 @@ class Signals:
     verdict: bool = False
     safety: bool = False  # health and safety (allergies, insulin, medication): always kept
     noise: str = ""
+
+    @classmethod
+    def merge(cls, signals: list[Signals], *, answer: bool) -> Signals:
+        """The signals of several clauses read as one statement (any clause counts)."""
+        flags = {
+            f.name: any(getattr(s, f.name) for s in signals)
+            for f in fields(cls)
+            if f.type in ("bool", bool)
+        }
+        return cls(**{**flags, "answer": answer})
 
     @property
     def content(self) -> int:
@@ -394,22 +404,17 @@ def noise_only(sentence: str) -> bool:
     return bool(clauses) and all(noise_reason(c, question=R._is_question(c)) for c in clauses)
 
 
-_KIN_ZH = (
-    "老婆|媳妇|妻子|太太|老公|丈夫|爸爸|妈妈|爸|妈|父母|爸妈|儿子|女儿|闺女|孩子|宝宝|哥哥|姐姐|弟弟|"
-    "妹妹|哥|姐|弟|妹|同事|朋友|老板|领导|室友|男朋友|女朋友|对象|爷爷|奶奶|外公|外婆"
-)
-_OWNER = re.compile(
-    rf"^用户的(?P<zh>{_KIN_ZH})(?!的)|^the user's (?P<en>wife|husband|partner|boyfriend|girlfriend|"
-    r"mom|mother|dad|father|parents|son|daughter|kids?|children|brother|sister|boss|coworker|"
-    r"colleague|friend|roommate)\b",
-    re.I,
-)
+@cache
+def _owner_rx() -> re.Pattern:
+    zh = "|".join(sorted(words("kin_zh") + words("outsiders_zh"), key=len, reverse=True))
+    en = "|".join(sorted(words("kin_en") + words("outsiders_en"), key=len, reverse=True))
+    return re.compile(rf"^用户的(?P<zh>{zh})(?!的)|^the user's (?P<en>{en})\b", re.I)
 
 
 def owner(content: str) -> str:
     """Whose statement a memory is when it is not the user's own ("用户的老婆超爱吃辣" → 老婆):
     a slot qualified by it never merges with, or replaces, the user's own."""
-    m = _OWNER.match(content.strip())
+    m = _owner_rx().match(content.strip())
     return (m.group("zh") or m.group("en") or "").lower() if m else ""
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from memory.extraction import get_extractor
 from memory.models import Event, Memory
+from tests.memory.api.test_llm_pipeline import llm_settings  # noqa: F401 - shared fixture
 
 pytest_plugins = ["tests.fake_openai"]
 
@@ -15,14 +15,8 @@ EVENTS = "/api/v1/subjects/{}/events"
 
 
 @pytest.fixture
-def llm(settings, fake_openai):
-    settings.ENGRAM_EXTRACTOR = "llm"
-    settings.OPENAI_API_KEY = "sk-test"
-    settings.OPENAI_BASE_URL = fake_openai.base_url
-    get_extractor.cache_clear()
-    get_extractor().backoff_base = 0
-    yield fake_openai
-    get_extractor.cache_clear()
+def llm(llm_settings):  # noqa: F811 - the shared fixture under a short name
+    return llm_settings
 
 
 def say(client, text, day):
