@@ -101,6 +101,10 @@ def test_replaying_a_trace_with_other_weights_shows_the_changes(cast, staff, liv
     remember(c, "u1", "用户喜欢安静的餐厅", importance=0.6)
     remember(c, "u1", "The user prefers window seats on flights", importance=0.2)
     remember(c, "u1", "用户周末常去爬山", category="fact", importance=0.3)
+    # low importance but about restaurants: a bigger top_k brings it in (unrelated ones stay out)
+    remember(
+        c, "u1", "公司楼下新开了一家日料店", category="fact", importance=0.2, entities=["餐厅"]
+    )
     trace = recall(c, "u1", "帮我推荐一家餐厅", top_k=2)
 
     page = signed_in_page(browser, live_server, staff)
