@@ -676,7 +676,10 @@ def _relevant(
     floor = STANDING_FLOOR if standing else SEMANTIC_FLOOR
     if signals["semantic"] >= floor or signals["keyword"] > 0 or signals["entity"] > 0:
         return True
-    return bool(query_topics and query_topics & set(topics.concepts(memory.content)))
+    return bool(
+        query_topics
+        and query_topics & set(topics.concepts(memory.content, words_of_one_char=False))
+    )
 
 
 def _select_within_budget(
@@ -686,7 +689,7 @@ def _select_within_budget(
     header = CONTEXT_HEADER[language]
     used = count_tokens(header) + 1
     selected: list[ScoredMemory] = []
-    wanted = frozenset(topics.concepts(params.query))
+    wanted = frozenset(topics.concepts(params.query, words_of_one_char=False))
     for item in scored:
         if len(selected) >= params.top_k:
             item.cut = "top_k"

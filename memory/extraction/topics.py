@@ -63,23 +63,25 @@ def stem_words(text: str) -> str:
     return re.sub(r"[A-Za-z]+", lambda m: _stem(m.group(0).lower()), text)
 
 
-def concepts(text: str) -> dict[str, bool]:
-    """Topic concepts a statement touches → whether each is single-valued (cached)."""
-    return dict(_concepts_of(text))
+def concepts(text: str, *, words_of_one_char: bool = True) -> dict[str, bool]:
+    """Topic concepts a statement touches → whether each is single-valued (cached).
+    `words_of_one_char=False` skips the concept words of one Chinese character ("车", "住"),
+    which need a segmentation: recall checks many memories on the request path."""
+    return dict(_concepts_of(text, words_of_one_char))
 
 
 @lru_cache(maxsize=8192)
-def _concepts_of(text: str) -> tuple[tuple[str, bool], ...]:
-    return tuple(_find_concepts(text).items())
+def _concepts_of(text: str, words_of_one_char: bool) -> tuple[tuple[str, bool], ...]:
+    return tuple(_find_concepts(text, words_of_one_char).items())
 
 
-def _find_concepts(text: str) -> dict[str, bool]:
+def _find_concepts(text: str, words_of_one_char: bool = True) -> dict[str, bool]:
     """Topic concepts a statement touches → whether each is single-valued. A one-character
     Chinese word counts only as a word of its own ("车", not the 车 of "自行车")."""
     from memory.extraction.words import pos_cut
 
     found: dict[str, bool] = {}
-    tokens = {w for w, _ in pos_cut(text)} if CJK.search(text) else set()
+    tokens = {w for w, _ in pos_cut(text)} if words_of_one_char and CJK.search(text) else set()
     stemmed = stem_words(text)
     for name, single, zh, en, zh_chars in _concepts():
         if (zh and zh.search(text)) or (en and en.search(stemmed)) or (zh_chars & tokens):
