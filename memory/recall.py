@@ -651,8 +651,17 @@ def _episodic_adjustment(
     return bonus
 
 
+_EVERY_TURN_CONCEPTS = frozenset({"reply_language", "reply_format"})
+
+
 def _global_instruction(memory: Memory) -> bool:
-    return memory.kind == Memory.Kind.PROCEDURAL and (memory.slot or "").startswith(GLOBAL_SLOTS)
+    """A standing instruction for every answer (language, format), whatever the query."""
+    if memory.kind != Memory.Kind.PROCEDURAL:
+        return False
+    if (memory.slot or "").startswith(GLOBAL_SLOTS):
+        return True
+    found = topics.concepts(memory.content, words_of_one_char=False)
+    return bool(_EVERY_TURN_CONCEPTS & set(found))
 
 
 def _relevant(
