@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from memory.extraction import salience
 from memory.extraction.dialogue import DialogueState
-from memory.extraction.words import CJK, alternation, words
+from memory.extraction.words import CJK, words
 
 _PLAN = re.compile(
     r"打算|计划|准备|想去|要去|下周|下个月|明年|今年|月底|月初|下旬|上旬|中旬|"
@@ -235,9 +235,6 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         firm=merged.change,
         general=True,
     )
-
-
-_ = alternation  # re-exported for detectors that build their own classes
 
 
 def completed(hit, sentence: str, state: DialogueState):
