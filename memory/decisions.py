@@ -43,8 +43,10 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
+from memory.extraction import topics
 from memory.extraction.base import Candidate
 from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
+from memory.extraction.rules import CHANGE_RE, FIRM_RE
 
 DEDUPE_SIMILARITY = 0.85
 CONFLICT_SIMILARITY = 0.75
@@ -369,8 +371,6 @@ def _hinted(
 def is_change(candidate: Candidate) -> bool:
     """A statement that something is different now: an explicit change word, or a firm
     statement (an update written through the API at >= FIRM_CONFIDENCE)."""
-    from memory.extraction.rules import CHANGE_RE
-
     return candidate.confidence + EPS >= FIRM_CONFIDENCE or bool(
         CHANGE_RE.search(candidate.content)
     )
@@ -382,12 +382,8 @@ def _topic_conflict(
     """The active memory a change statement replaces although no slot or wording links them:
     the one most on the same topic (embedding similarity plus shared topic concept / noun,
     memory/extraction/topics.py). A change on one topic replaces one memory, never several."""
-    from memory.extraction import topics
-
     if candidate.kind == "episodic" or not is_change(candidate):
         return None
-    from memory.extraction.rules import CHANGE_RE, FIRM_RE
-
     # Without a change or update word a firm statement replaces only a value a person has one
     # of at a time (employer, home city, phone…): "works at Stripe" after "works at Shopify",
     # but not "a new sushi place" after "likes quiet restaurants". The user's own words count

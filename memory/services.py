@@ -14,6 +14,8 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import reduce
+from operator import or_
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -432,9 +434,6 @@ class _Embedding(Vector):
             text = self._text = super().to_text()
         return text
 
-    def tolist(self) -> list[float]:
-        return self.to_list()
-
 
 def _embed(texts: list[str]) -> list[Any]:
     if not texts:
@@ -481,11 +480,12 @@ def _existing_for_decision(
             rows[row["id"]] = row
         # fewer than the limit: that was every live memory, slot mates and target included
         everything = len(rows) < DECISION_NEIGHBOURS
-    if not everything:
-        wanted = Q(slot=candidate.slot) if candidate.slot else Q(pk__in=[])
-        if candidate.target_id:
-            wanted |= Q(pk=candidate.target_id)
-        for row in base.filter(wanted).exclude(pk__in=list(rows)).values(*fields):
+    # slot mates and the memory an extractor named, where the neighbours may have missed them
+    wanted = [Q(slot=candidate.slot)] if candidate.slot else []
+    if candidate.target_id:
+        wanted.append(Q(pk=candidate.target_id))
+    if wanted and not everything:
+        for row in base.filter(reduce(or_, wanted)).exclude(pk__in=list(rows)).values(*fields):
             rows[row["id"]] = row
     similarity = {
         pk: 1.0 - float(row["distance"])

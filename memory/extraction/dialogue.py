@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from memory.extraction.words import CJK, pos_cut, words
 
@@ -61,14 +61,14 @@ def _attribute_words(clause: str) -> list[str]:
     """Words that tell options apart ("白色", "贵", "blue", "14"), not deictics or particles."""
     if CJK.search(clause):
         words_ = [w for w, f in pos_cut(clause) if w.strip() and w not in _ATTR_STOP]
-        words_ = [w for w in words_ if not f_is_particle(w)]
+        words_ = [w for w in words_ if not _is_particle(w)]
     else:
         words_ = [w for w in re.findall(r"[a-z0-9]+", clause.lower()) if w not in _ATTR_STOP]
         words_ = [w for w in words_ if len(w) >= 2 and w not in _en_stop()]
     return [w.lower() for w in words_]
 
 
-def f_is_particle(word: str) -> bool:
+def _is_particle(word: str) -> bool:
     return bool(re.fullmatch(r"[的了吧呢啊呀哦嘛，,。.!！?？\s]+", word))
 
 
@@ -224,17 +224,12 @@ def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
     )
 
 
-_PERSON = None
-
-
+@cache
 def _person_rx() -> re.Pattern:
     """A family member the user mentions ("我儿子", "my daughter")."""
-    global _PERSON
-    if _PERSON is None:
-        zh = "|".join(sorted(words("kin_zh"), key=len, reverse=True))
-        en = "|".join(sorted(words("kin_en"), key=len, reverse=True))
-        _PERSON = re.compile(rf"我(?:的|家)?({zh})|\bmy ({en})\b", re.I)
-    return _PERSON
+    zh = "|".join(sorted(words("kin_zh"), key=len, reverse=True))
+    en = "|".join(sorted(words("kin_en"), key=len, reverse=True))
+    return re.compile(rf"我(?:的|家)?({zh})|\bmy ({en})\b", re.I)
 
 
 _LEAD_FILLER = re.compile(

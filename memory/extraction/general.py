@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from memory.extraction import salience
 from memory.extraction.dialogue import DialogueState
-from memory.extraction.words import CJK, words
+from memory.extraction.words import CJK
 
 _PLAN = re.compile(
     r"打算|计划|准备|想去|要去|下周|下个月|明年|今年|月底|月初|下旬|上旬|中旬|"
@@ -52,8 +52,7 @@ _EN_BARE_VERB = re.compile(
 
 def clean(text: str) -> str:
     """Drop emoji, laughter and leading discourse fillers; keep every concrete word."""
-    text = salience.EMOJI.sub("", text)
-    text = re.sub(rf"(?:{'|'.join(words('laughter'))})", "", text, flags=re.I)
+    text = salience.strip_emoji_and_laughter(text)
     text = salience.leading_fillers().sub("", text.strip())
     text = re.sub(r"\s{2,}", " ", text)
     text = re.sub(r"(?<=[\u4e00-\u9fff])[吧啦呢哈呀哦嘛]+(?=[，,。.!！]|$)", "", text)

@@ -1115,11 +1115,7 @@ def redact_pii(text: str) -> str:
 def _beyond_pii(clause: str) -> bool:
     """Does a clause holding personal data say something else too ("有急事直接打我手机 …")?
     Personal data is redacted at write time; it is not a reason to forget the rest."""
-    from memory.pii import redact
-
-    rest = re.sub(
-        r"\[[A-Z_]+\]", "", redact(re.sub(r"(?<=[\u4e00-\u9fff])(?=[\w.+-]+@)", " ", clause)).text
-    )
+    rest = re.sub(r"\[[A-Z_]+\]", "", redact_pii(clause))
     rest = re.sub(
         r"(?:我|用户|my|me|is|是|的|号码?|电话|手机|邮箱|e-?mail|phone|number)",
         "",

@@ -8,8 +8,9 @@ content signals  named thing (product / place / person / Latin name, model numbe
                  (以后 / from now on), a change (改 / switched)
 personal signals first person, possession ("我家", "our"), an answer to the agent's question
 
-salient = not noise and (content ≥ 2, or content ≥ 1 and personal). A user's measurement or
-model name counts twice: people rarely state one that is not theirs.
+salient = not noise and (content ≥ 2, or content ≥ 1 and personal). A number with a unit and a
+health fact count twice: people rarely state a measurement that is not theirs, and a health fact
+is always kept. Subject-less statements and choices count as personal (they are the speaker's).
 
 noise (explicit)  acknowledgements, thanks, refusals and laughter or emoji with nothing else,
                   questions without a personal statement, hypotheticals ("如果我中了彩票",
@@ -93,10 +94,18 @@ def leading_fillers() -> re.Pattern:
     return re.compile(rf"^(?:(?:{alt}){sep}*)+", re.I)
 
 
+@cache
+def _laughter() -> re.Pattern:
+    return re.compile(rf"(?:{'|'.join(words('laughter'))})", re.I)
+
+
+def strip_emoji_and_laughter(text: str) -> str:
+    return _laughter().sub("", EMOJI.sub("", text))
+
+
 def strip_noise_tokens(text: str) -> str:
     """The clause without emoji, laughter, leading fillers and punctuation-only runs."""
-    text = EMOJI.sub("", text)
-    text = re.sub(rf"(?:{'|'.join(words('laughter'))})", "", text, flags=re.I)
+    text = strip_emoji_and_laughter(text)
     text = text.strip(" \t~～.,，。!！?？…-—:：;；")
     stripped = leading_fillers().sub("", text)
     return (stripped or text).strip(" \t~～.,，。!！?？…-—:：;；")
@@ -237,19 +246,18 @@ def one_off_request(text: str) -> bool:
     return bool(_REQUEST.search(text)) and not R.STANDING_RE.search(text) and not recurs(text)
 
 
-_OUTSIDER = None
+@cache
+def _outsider_rx() -> re.Pattern:
+    zh = "|".join(re.escape(w) for w in words("outsiders_zh"))
+    en = "|".join(re.escape(w) for w in words("outsiders_en"))
+    return re.compile(rf"^用户的(?:{zh})|^the user's (?:{en})s?\b", re.I)
 
 
 def about_outsider(content: str) -> bool:
     """A memory about someone outside the user's household ("用户的同事小王超爱吃榴莲", "The
     user's coworker Dave is obsessed with pickleball"): not the user's, and not worth keeping
     as theirs. Family members' tastes are kept, as theirs (`owner`)."""
-    global _OUTSIDER
-    if _OUTSIDER is None:
-        zh = "|".join(re.escape(w) for w in words("outsiders_zh"))
-        en = "|".join(re.escape(w) for w in words("outsiders_en"))
-        _OUTSIDER = re.compile(rf"^用户的(?:{zh})|^the user's (?:{en})s?\b", re.I)
-    return bool(_OUTSIDER.match(content.strip()))
+    return bool(_outsider_rx().match(content.strip()))
 
 
 def momentary(text: str) -> bool:
@@ -296,10 +304,10 @@ def noise_reason(clause: str, *, question: bool) -> str:
         return "acknowledgement"  # "got it 谢了", "lol 不用不用", "ok thanks!!"
     if not _without_acks(_rx("stance_only").sub("", core)):
         return "exclamation"  # "哈哈哈受不了", "ugh love it"
-    if hypothetical(core):
-        return "hypothetical"
     if _rx("joking").search(core):
         return "joke"
+    if hypothetical(core):
+        return "hypothetical"
     if _rx("mistaken_belief").search(core):
         return "a belief about the world"  # "一直以为是悉尼", "I thought it was Everest"
     if question:
