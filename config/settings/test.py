@@ -13,10 +13,14 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 
 
+# Tests use db 15 of the configured Redis so they never touch real data; a second suite
+# running beside the first (another checkout) picks another db with ENGRAM_TEST_REDIS_DB.
+TEST_REDIS_DB = os.environ.get("ENGRAM_TEST_REDIS_DB", "15")
+
+
 def _redis_test_db(url: str) -> str:
-    """Tests use db 15 of the configured Redis so they never touch real data."""
     base, _, last = url.rpartition("/")
-    return f"{base}/15" if last.isdigit() else url.rstrip("/") + "/15"
+    return f"{base}/{TEST_REDIS_DB}" if last.isdigit() else url.rstrip("/") + f"/{TEST_REDIS_DB}"
 
 
 REDIS_TEST_URL = _redis_test_db(REDIS_URL)
