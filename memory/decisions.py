@@ -341,6 +341,12 @@ def _adds_information(candidate: Candidate, mem: ExistingMemory) -> bool:
     return bool(new_vals or new_ents or new_atoms)
 
 
+def _values_lost(candidate: Candidate, mem: ExistingMemory) -> list[str]:
+    """Concrete values (names, models) of the old memory the candidate's wording drops."""
+    said = f"{candidate.content} {candidate.source_quote}".lower()
+    return [v for v in topics.literal_names(mem.content) if v.lower() not in said]
+
+
 def _hinted(
     candidate: Candidate,
     existing: list[ExistingMemory],
@@ -454,6 +460,11 @@ def decide(
             and _adds_information(candidate, mem)
         )
         how = f"slot {candidate.slot}" if candidate.slot and mem.slot else f"cosine {sim:.2f}"
+        lost = _values_lost(candidate, mem)
+        if update and lost and not is_change(candidate):
+            # one slot, two facts ("flies United" / "gets up 4 times a flight"): rewriting the
+            # old memory with the new words would forget what only the old one says
+            return Decision("create", None, f"same {how} as #{mem.id}, but it keeps {lost[0]}")
         return Decision("merge", mem.id, f"duplicate of #{mem.id} ({how})", update_content=update)
 
     if conflicts:

@@ -5,7 +5,14 @@
     [EMAIL]     e-mail addresses
     [ID_CARD]   18-digit Chinese resident ID (GB 11643 checksum incl. X, plausible birth date);
                 a 15/18-digit number labelled "身份证"/"ID card" is redacted without the check
-    [BANK_CARD] 13-19 digit card numbers (optionally grouped by spaces/dashes), Luhn-valid
+    [ID_CARD]   also national ID forms whose shape identifies them: Singapore NRIC/FIN
+                ("S8234567D"), Hong Kong ("A123456(7)"), and any
+                alphanumeric value labelled NRIC / FIN / national ID / 证件号
+    [SSN]       US social security numbers ("521-44-8812", or 9 digits labelled SSN)
+    [BANK_CARD] 13-19 digit card numbers (optionally grouped by spaces/dashes), Luhn-valid, or
+                card-shaped with a card / bank word shortly before it ("招行那张 6225…",
+                "my Visa 4000 …"): people mistype and test cards fail Luhn, the number is
+                theirs all the same
     [PHONE]     CN mobile (1[3-9]x, 11 digits; "138-1234-5678", "138 1234 5678", +86/0086),
                 CN landline with area code ("010-12345678", "0755-1234567", "(021)55501234"),
                 international "+<country> ..." numbers (8-15 digits) and NANP "415-555-0100"
@@ -47,6 +54,23 @@ LABELLED_ID_RE = re.compile(
     r"(\s*(?:is|:|：|为|是)?\s*)(\d{15}|\d{17}[\dXx])(?![0-9A-Za-z])"
 )
 CN_PASSPORT_RE = re.compile(r"(?<![0-9A-Za-z])[EG]\d{8}(?![0-9A-Za-z])")
+# Shapes that are national IDs wherever they appear: SG NRIC/FIN, HK ID.
+NATIONAL_ID_RE = re.compile(
+    r"(?<![0-9A-Za-z])(?:[STFGM]\d{7}[A-Z]|[A-Z]{1,2}\d{6}\([0-9A]\))(?![0-9A-Za-z])"
+)
+LABELLED_NATIONAL_ID_RE = re.compile(
+    r"(?i)(nric|fin(?= )|national id(?:\s+(?:number|no\.?))?|id number|证件号(?:码)?)"
+    r"(\s*(?:is|:|：|为|是)?\s*)([A-Z]{0,2}\d[\dA-Z-]{4,}[\dA-Z])(?![0-9A-Za-z])"
+)
+SSN_RE = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
+LABELLED_SSN_RE = re.compile(
+    r"(?i)(ssn|social security(?:\s+(?:number|no\.?|#))?)(\s*(?:is|:|：|为|是)?\s*)(\d{9})(?!\d)"
+)
+# A card / bank word within a short distance before a card-shaped number makes it a card.
+CARD_CONTEXT_RE = re.compile(
+    r"(?i)(?:卡|银行|[招工建农中交]行|浦发|邮储|支付宝|card|visa|master\s?card|amex|debit|credit|bank)"
+    r"[^。.!！?？\n]{0,16}$"
+)
 ACCOUNT_RE = re.compile(
     r"(?i)((?:frequent[- ]flyer|membership|member|loyalty|account|customer|会员|常旅客|账户|账号|"
     r"银行卡|卡)(?:\s*(?:number|no\.?|#|id|号码|号|卡号))?)(\s*(?:is|:|：|为|是)?\s*)"
@@ -131,10 +155,16 @@ def redact(text: str) -> RedactionResult:
     out = LABELLED_ID_RE.sub(lambda m: m.group(1) + m.group(2) + bump("ID_CARD"), out)
     out = PASSPORT_RE.sub(lambda m: m.group(1) + m.group(2) + bump("PASSPORT"), out)
     out = CN_PASSPORT_RE.sub(lambda m: bump("PASSPORT"), out)
+    out = LABELLED_NATIONAL_ID_RE.sub(lambda m: m.group(1) + m.group(2) + bump("ID_CARD"), out)
+    out = NATIONAL_ID_RE.sub(lambda m: bump("ID_CARD"), out)
+    out = LABELLED_SSN_RE.sub(lambda m: m.group(1) + m.group(2) + bump("SSN"), out)
+    out = SSN_RE.sub(lambda m: bump("SSN"), out)
 
     def card_sub(m: re.Match) -> str:
         raw = m.group(0)
-        if luhn_valid(raw) and _card_shaped(raw):
+        if not _card_shaped(raw):
+            return raw
+        if luhn_valid(raw) or CARD_CONTEXT_RE.search(m.string[: m.start()]):
             return bump("BANK_CARD")
         return raw
 

@@ -609,11 +609,13 @@ CHANGE_ZH = [
     r"换(?:成|到|用|去|了)|转(?:去|到|用|投)|跳槽|改主意|变卦|搬(?:到|去|回)|入职|戒了|停了)",
     r"(?:没再|别再)[\u4e00-\u9fff]{1,4}了(?:[，,。！!]|$)",
     r"以后都|从此|之后都|以后(?:要|就|改|别|不|只)|迁(?:到|移到)|转移到|换到",
-    r"(?<![想要算备虑试该])(?:换|改|搬|转)[\u4e00-\u9fff]{1,3}了",
+    r"(?<![想要算备虑试该])(?:换|改|搬|转)\s?(?:[\u4e00-\u9fff]{1,3}|[A-Za-z][\w.-]*)\s?了",
     r"刚(?:搬|换|入职|买了|到新)|终于(?:换|搬|买|入职)|(?:新公司|新工作|新家|新房子)",
     r"现在(?:做|干|住|去|开|骑|坐|喝|吃|上|负责|每天|基本)|正式(?:入职|报到|开始|加入|搬)|"
     r"从(?:这|下|今|本|明)?个?(?:周|星期|礼拜|月|年|天|季度)(?:起|开始)|(?:全面)?切(?:到|成|换到?)?"
-    r"[\u4e00-\u9fffA-Za-z]{1,6}了",
+    r"\s?(?:[\u4e00-\u9fff]{1,6}|[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*)?)\s?了",
+    # the old state named as such: "原来的 license 都 cancel 掉", "以前的号不用了"
+    r"(?:原来|以前)的",
 ]
 CHANGE_EN = [
     # change verbs and phrases: the old state is over ("switched to", "went with … instead")
@@ -626,7 +628,7 @@ CHANGE_EN = [
     r"(?:days|weeks|months)|just (?:bought|moved|started|joined|switched|got (?:a|an|my) new)|"
     r"finally (?:closed|moved|got|bought|switched|made the switch))\b",
     r"(?<!right )(?<!for )(?<!just )(?<!until )(?<!till )(?<!by )(?<!up to )\bnow\b",
-    r"\bno longer\b",
+    r"\bno longer\b|\bgoing forward\b|\bfrom now on\b|\bthe old (?:slot|one|time|place|job|plan)\b",
     r"\banymore\b|\bany more\b",
     r"\b(?:my|our|the) new [a-z]+(?: [a-z]+)? (?:is|are)\b",
     r"\bmoved (?:house|home|flats?|apartments?|out)\b",

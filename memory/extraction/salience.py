@@ -62,7 +62,7 @@ _HABIT = re.compile(
 _NOW = re.compile(
     r"今天|今早|今晚|今儿|刚才|刚刚|这会儿|此刻|这次|这一次|这回|本次|"
     r"\b(?:this morning|this afternoon|this evening|today|tonight|right now|at the moment|"
-    r"this time|for this one|for now)\b",
+    r"this time|for this one|for now|rn)\b",
     re.I,
 )
 _EN_SENTENCE_START = {"I", "I'm", "I've", "I'd", "I'll", "The", "A", "An", "My", "Our", "We"}
@@ -261,17 +261,16 @@ def about_outsider(content: str) -> bool:
 
 
 def momentary(text: str) -> bool:
-    """About this moment only ("今天好热", "I had coffee this morning"): a now-word without a
-    habit, a standing instruction, a change or a plan."""
+    """About this moment only ("今天好热", "I had coffee this morning", "饿死了"): a now-word
+    or a passing bodily state (hunger, sleepiness, boredom) without a habit, a standing
+    instruction, a change or a plan."""
     from memory.extraction import rules as R
 
-    return bool(
-        _NOW.search(text)
-        and not R.STANDING_RE.search(text)
-        and not _HABIT.search(text)
-        and not R.CHANGE_RE.search(text)
-        and not R.PLAN_RE.search(text)
-    )
+    if R.STANDING_RE.search(text) or _HABIT.search(text) or R.PLAN_RE.search(text):
+        return False
+    if _rx("transient_states").search(text):
+        return True  # "现在好饿" is hunger, not a change of anything
+    return bool(_NOW.search(text) and not R.CHANGE_RE.search(text))
 
 
 def _without_acks(text: str) -> str:

@@ -134,12 +134,47 @@ def topic_score(
     return score, ", ".join(why)
 
 
+_NAME_SHAPED = re.compile(r"[A-Z0-9]")  # "United", "iPhone", "X-T4" — not "alert", "team"
+
+
+def literal_names(text: str) -> list[str]:
+    """Names and models as written ("United", "Mate 70", "X-T4"), not the lexicon's canonical
+    entities a word maps to (those name topics, not values)."""
+    return [
+        v
+        for v in value_atoms(text)
+        if v in text and not v.isdigit() and _NAME_SHAPED.search(v)
+    ]
+
+
+_CLOCK_OR_DAY = re.compile(r"^(?:周[一二三四五六日]|周末|\d{1,2}:\d{2})$")
+
+
+def shared_values(new: str, old: str) -> set[str]:
+    """The concrete values both statements name: a name, a model, a weekday, a clock time."""
+    from memory.extraction.rules import schedule_values
+
+    def values(text: str) -> set[str]:
+        named = {v.lower() for v in literal_names(text)}
+        return named | {v for v in schedule_values(text) if _CLOCK_OR_DAY.match(v)}
+
+    return values(new) & values(old)
+
+
 def same_topic(
     new: str, old: str, similarity: float, *, single_only: bool = False, change: bool = False
 ) -> tuple[bool, float, str]:
     """Same topic when the score reaches SAME_TOPIC — or SAME_SINGLE_TOPIC when they share a
     one-at-a-time concept (a person has one commute, one employer): there a change worded far
-    from the old statement ("gave that up, light rail now" vs "bikes to work") still counts."""
+    from the old statement ("gave that up, light rail now" vs "bikes to work") still counts.
+    A change that names a value of the old statement ("周二周四那个课已经停了" after "每周二、
+    周四学钢琴") points at it whatever the topic words."""
+    if change and similarity >= MIN_SIMILARITY:
+        named = shared_values(new, old)
+        if named:
+            score, why = topic_score(new, old, similarity)
+            why = ", ".join(filter(None, [why, "names " + "/".join(sorted(named)[:3])]))
+            return True, score + SINGLE_BONUS, why
     single = any(c for c, s in concepts(new).items() if s and c in concepts(old))
     if single and change:
         # a change word on a one-at-a-time concept ("relocate 到新加坡了" / "base 在深圳"):

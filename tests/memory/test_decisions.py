@@ -87,6 +87,17 @@ def test_merge_updates_content_when_newer_and_more_specific():
     assert d.action == "merge" and d.update_content
 
 
+def test_a_merge_never_rewrites_away_a_name_only_the_old_memory_holds():
+    old = mem(slot="transport", values=["航班"], content="The user flies United, has status there")
+    c = cand(slot="transport", values=["航班"], content="The user gets up 4 times a flight")
+    d = decide(c, T1, [old], {1: 0.3})
+    assert d.action == "create" and "United" in d.reason
+    # a refinement that keeps the name still updates the memory
+    c = cand(slot="transport", values=["航班"], content="The user flies United 4 times a month")
+    d = decide(c, T1, [old], {1: 0.6})
+    assert d.action == "merge" and d.update_content
+
+
 def test_supersede_firmer_newer():
     old = mem(slot="hotel", values=["如家"], content="用户出差住如家", confidence=0.75)
     c = cand(content="以后统一订希尔顿", slot="hotel", values=["希尔顿"], confidence=0.9)

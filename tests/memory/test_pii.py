@@ -106,3 +106,22 @@ def test_pii_glued_to_chinese_is_redacted(text):
     redacted = redact(text).text
     assert "@" not in redacted and "7946" not in redacted
     assert "[EMAIL]" in redacted or "[PHONE]" in redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "raw"),
+    [
+        # card-shaped with a card / bank word before it: a card even when Luhn fails
+        ("工资卡是招行那张 6225881234567890，别打错", "BANK_CARD", "6225881234567890"),
+        ("put it on my Visa 4000 1234 5678 9011 please", "BANK_CARD", "4000 1234 5678 9011"),
+        ("my SSN is 521-44-8812 if you need it", "SSN", "521-44-8812"),
+        ("SSN: 521448812", "SSN", "521448812"),
+        ("我 NRIC 是 S8234567D, 住 Punggol", "ID_CARD", "S8234567D"),
+        ("FIN G1234567X expires next year", "ID_CARD", "G1234567X"),
+        ("HK ID A123456(7) for the form", "ID_CARD", "A123456(7)"),
+        ("证件号码 K12345678 别外传", "ID_CARD", "K12345678"),
+    ],
+)
+def test_identifiers_recognised_by_shape_or_context(text, kind, raw):
+    res = redact(text)
+    assert raw not in res.text and res.found.get(kind) == 1, res.text

@@ -8,6 +8,7 @@ import pytest
 
 from memory.embeddings import get_embedder
 from memory.extraction import topics
+from memory.extraction.rules import CHANGE_RE
 
 PAIRS = json.loads((Path(__file__).parent / "data" / "topic_pairs.json").read_text("utf-8"))
 
@@ -19,13 +20,15 @@ def _similarity(a: str, b: str) -> float:
 
 @pytest.mark.parametrize("old,new", PAIRS["same"])
 def test_a_change_in_other_words_is_on_the_same_topic(old, new):
-    ok, score, why = topics.same_topic(new, old, _similarity(old, new))
+    change = bool(CHANGE_RE.search(new))  # as memory/decisions.py asks
+    ok, score, why = topics.same_topic(new, old, _similarity(old, new), change=change)
     assert ok, (score, why)
 
 
 @pytest.mark.parametrize("old,new", PAIRS["different"])
 def test_a_change_of_something_else_is_not(old, new):
-    ok, score, why = topics.same_topic(new, old, _similarity(old, new))
+    change = bool(CHANGE_RE.search(new))
+    ok, score, why = topics.same_topic(new, old, _similarity(old, new), change=change)
     assert not ok, (score, why)
 
 
