@@ -259,7 +259,7 @@ class ErasureReceiptOutputSerializer(serializers.Serializer):
         child=serializers.IntegerField(),
         help_text=(
             "What is left of this subject, per place: a table name (rows still tied to the "
-            "subject, or rows nobody else owns holding its words), `files:exports`, "
+            "subject, or rows holding its words that no other subject owns), `files:exports`, "
             "`redis:recall_rewrite`, `redis:unreachable` (the cache could not be checked). "
             "Empty after a complete erasure."
         ),

@@ -59,7 +59,7 @@ RETAINED_ID_COLUMNS = {
 FINGERPRINT_LENGTH = 16
 MAX_FINGERPRINTS = 50
 # Of those, at most this many come from identifiers and reasons (session ids, client event ids,
-# change reasons) rather than from the content itself.
+# change reasons, linked document ids) rather than from the content itself.
 MAX_IDENTIFIER_FINGERPRINTS = 10
 MIN_FINGERPRINT_TEXT = 8
 # Residue outside the database, named apart from table names in the receipt.
@@ -358,12 +358,13 @@ def _lap(since: float) -> float:
 
 def _fingerprints(subject: Subject) -> list[str]:
     """Distinctive snippets of what the subject said and what was kept about them: the middle
-    of the longest memory and event texts, and the subject's session ids, client event ids and
-    change reasons (whole when short)."""
+    of the longest memory and event texts, and the subject's session ids, client event ids,
+    change reasons and linked document ids (whole when short)."""
     memories = Memory.objects.filter(subject=subject).order_by("-id")
     events = Event.objects.filter(subject=subject).order_by("-id")
     identifiers = [
         *memories.exclude(change_reason="").values_list("change_reason", flat=True)[:10],
+        *memories.exclude(linked_doc_id="").values_list("linked_doc_id", flat=True).distinct()[:5],
         *events.values_list("session_id", flat=True).distinct()[:10],
         *events.exclude(client_event_id=None).values_list("client_event_id", flat=True)[:20],
     ]
@@ -481,7 +482,7 @@ def _scan_tables(
             # Arrays by element type ("_text", "_varchar"): a bigint[] holds no words.
             by_table.setdefault(table, {})[column] = udt_name if data_type == "ARRAY" else data_type
         for table, cols in by_table.items():
-            own, own_params, shared, shared_params = _table_conditions(
+            query = _table_scan_sql(
                 table,
                 cols,
                 tenant_id=tenant_id,
@@ -490,15 +491,9 @@ def _scan_tables(
                 end_user_id=end_user_id,
                 patterns=patterns,
             )
-            if not own:
+            if query is None:
                 continue
-            cursor.execute(
-                f"SELECT count(*) FILTER (WHERE {own}), "  # noqa: S608
-                f"count(*) FILTER (WHERE {shared or 'false'}) "
-                f"FROM {connection.ops.quote_name(table)} "
-                f"WHERE ({own}){f' OR {shared}' if shared else ''}",
-                [*own_params, *shared_params, *own_params, *shared_params],
-            )
+            cursor.execute(*query)
             own_count, shared_count = cursor.fetchone()
             if own_count:
                 scan.residue[table] = own_count
@@ -506,7 +501,7 @@ def _scan_tables(
                 scan.shared_text[table] = shared_count
 
 
-def _table_conditions(
+def _table_scan_sql(
     table: str,
     cols: dict[str, str],
     *,
@@ -515,11 +510,14 @@ def _table_conditions(
     external_id: str,
     end_user_id: int | None,
     patterns: list[str],
-) -> tuple[str, list[Any], str, list[Any]]:
-    """(own SQL, params, shared SQL, params) for one table; "" when nothing applies."""
+) -> tuple[str, list[Any]] | None:
+    """The (own, shared) counting query of one table, or None when nothing applies.
+
+    Each row is marked once (tied to the subject by id? holds a fingerprint? whose is it?) in a
+    materialized CTE, so the costly LIKE runs once per row however the counts use it."""
     quote = connection.ops.quote_name
     subject_table = Subject._meta.db_table
-    own: list[str] = []
+    tied: list[str] = []
     params: list[Any] = []
     tenant_scoped = "tenant_id" in cols
     # The column that says whose row it is (the subject table's own id).
@@ -529,37 +527,47 @@ def _table_conditions(
         else next((c for c in SUBJECT_ID_COLUMNS if cols.get(c) in ("bigint", "integer")), None)
     )
     if owner and (table, owner) not in RETAINED_ID_COLUMNS:
-        own.append(f"{quote(owner)} = %s")
+        tied.append(f"{quote(owner)} = %s")
         params.append(subject_pk)
     if table == _user_table() and end_user_id is not None:
-        own.append("id = %s")
+        tied.append("id = %s")
         params.append(end_user_id)
     if "external_id" in cols:
         # External ids are unique per tenant only: another tenant's "u1" is someone else.
-        own.append("(external_id = %s AND tenant_id = %s)" if tenant_scoped else "external_id = %s")
+        tied.append(
+            "(external_id = %s AND tenant_id = %s)" if tenant_scoped else "external_id = %s"
+        )
         params += [external_id, tenant_id] if tenant_scoped else [external_id]
     if table.startswith("guardian_") and "object_pk" in cols:
-        own.append("(content_type_id = %s AND object_pk = %s)")
+        tied.append("(content_type_id = %s AND object_pk = %s)")
         params += [ContentType.objects.get_for_model(Subject).pk, str(subject_pk)]
     text_cols = [c for c, data_type in cols.items() if data_type in TEXT_TYPES]
-    if not (patterns and text_cols):
-        return " OR ".join(own), params, "", []
-    holds = "(" + " OR ".join(f"{quote(c)}::text LIKE ANY(%s)" for c in text_cols) + ")"
-    holds_params: list[Any] = [patterns] * len(text_cols)
-    if owner is None:  # nobody else can be shown to own the words: they count as residue
-        own.append(holds)
-        return " OR ".join(own), [*params, *holds_params], "", []
-    own.append(f"({holds} AND ({quote(owner)} = %s OR {quote(owner)} IS NULL))")
-    params += [*holds_params, subject_pk]
-    # Another subject's row holding the same words is theirs: reported apart, and only within
-    # the tenant (what other tenants hold is not this receipt's business).
-    same_tenant = (
-        "tenant_id = %s"
-        if tenant_scoped
-        else f"{quote(owner)} IN (SELECT id FROM {quote(subject_table)} WHERE tenant_id = %s)"  # noqa: S608
+    holds = " OR ".join(f"{quote(c)}::text LIKE ANY(%s)" for c in text_cols) if patterns else ""
+    if not (tied or holds):
+        return None
+    params += [patterns] * len(text_cols) if holds else []
+    if owner is None:
+        # Nobody else can be shown to own the words: they count as the subject's.
+        whose, same_tenant = "NULL::bigint", "false"
+    else:
+        whose = quote(owner)
+        # Another subject's row holding the same words is theirs: reported apart, and only
+        # within the tenant (what other tenants hold is not this receipt's business).
+        same_tenant = (
+            "tenant_id = %s"
+            if tenant_scoped
+            else f"{quote(owner)} IN (SELECT id FROM {quote(subject_table)} WHERE tenant_id = %s)"  # noqa: S608
+        )
+        params.append(tenant_id)
+    sql = (
+        f"WITH marked AS MATERIALIZED (SELECT ({' OR '.join(tied) or 'false'}) AS tied, "  # noqa: S608
+        f"({holds or 'false'}) AS holds, {whose} AS whose, ({same_tenant}) AS same_tenant "
+        f"FROM {quote(table)}) "
+        "SELECT count(*) FILTER (WHERE tied OR (holds AND (whose = %s OR whose IS NULL))), "
+        "count(*) FILTER (WHERE holds AND NOT tied AND whose <> %s AND same_tenant) "
+        "FROM marked WHERE tied OR holds"
     )
-    shared = f"({holds} AND {quote(owner)} <> %s AND {same_tenant})"
-    return " OR ".join(own), params, shared, [*holds_params, subject_pk, tenant_id]
+    return sql, [*params, subject_pk, subject_pk]
 
 
 def _user_table() -> str:

@@ -17,6 +17,7 @@ from privacy.services import (
     RESIDUE_EXPORT_FILES,
     RESIDUE_REWRITE_CACHE,
     _fingerprints,
+    case_open,
     residue_scan,
     subject_erase,
 )
@@ -91,6 +92,22 @@ class TestSharedText:
             fingerprints=fingerprints,
         )
         assert scan.residue == {"django_admin_log": 1} and scan.shared_text == {}
+
+    def test_the_subjects_words_in_a_retained_row_of_theirs_are_residue(self, cast):
+        converse(cast.alice_client, "alice-p", [SENTENCE])
+        subject = Subject.objects.get(tenant=cast.tenant_a, external_id="alice-p")
+        case = case_open(
+            tenant=cast.tenant_a,
+            subject=subject,
+            kind="erasure",
+            requested_by_type="staff",
+            requested_by_id="1",
+            notes=f"The person wrote: {SENTENCE}",
+            actor=SYSTEM,
+        )
+        receipt = subject_erase(subject=subject, actor=SYSTEM, case=case)
+        # the case keeps the subject's id on purpose, but not the person's words
+        assert receipt["residue"] == {"privacy_datasubjectrequest": 1}
 
     def test_export_files_left_behind_are_residue(self, cast, tmp_path):
         left = tmp_path / "export-1.json"
