@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import BooleanField, Case, Q, QuerySet, Value, When
@@ -107,10 +108,46 @@ def subject_for_case_open(*, tenant_id: int, external_id: str) -> Subject | None
     return Subject.objects.filter(tenant_id=tenant_id, external_id=external_id).first()
 
 
-def receipt_rows(receipt: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    """A receipt flattened to (label, value) rows: nested dicts become "deleted › table"."""
+# Receipt keys shown as the erasure proof rather than as plain receipt rows.
+PROOF_KEYS = frozenset({"residue", "residue_total", "shared_text", "shared_text_total"})
+
+
+@dataclass
+class ErasureProof:
+    """An erasure receipt's residue, told apart from other people's identical text."""
+
+    residue: list[tuple[str, int]]
+    residue_total: int
+    shared_text: list[tuple[str, int]]
+    shared_text_total: int
+    # Receipts written before the two were told apart counted both as residue.
+    mixed: bool
+
+
+def erasure_proof(receipt: dict[str, Any]) -> ErasureProof | None:
+    """The proof part of an erasure receipt (None for receipts of other kinds)."""
+    if "residue_total" not in receipt:
+        return None
+    residue = receipt.get("residue") or {}
+    shared = receipt.get("shared_text") or {}
+    return ErasureProof(
+        residue=sorted(residue.items()),
+        residue_total=int(receipt.get("residue_total") or 0),
+        shared_text=sorted(shared.items()),
+        shared_text_total=int(receipt.get("shared_text_total") or 0),
+        mixed="shared_text" not in receipt,
+    )
+
+
+def receipt_rows(
+    receipt: dict[str, Any], prefix: str = "", skip: frozenset[str] = PROOF_KEYS
+) -> list[tuple[str, Any]]:
+    """A receipt flattened to (label, value) rows: nested dicts become "deleted › table".
+    The proof keys are left out (see `erasure_proof`)."""
     rows: list[tuple[str, Any]] = []
     for key, value in receipt.items():
+        if not prefix and key in skip:
+            continue
         label = f"{prefix} › {key}" if prefix else str(key)
         if isinstance(value, dict):
             if value:

@@ -4,13 +4,11 @@ OPENAI_API_KEY is set (and the feature's own switch is on)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 
 logger = logging.getLogger(__name__)
 
@@ -50,22 +48,11 @@ REWRITE_PROMPT = (
     "constraints, past decisions, people, places, dates). Answer JSON only: "
     '{"query": "<one short search query>", "entities": ["<topic nouns>"]}'
 )
-REWRITE_CACHE_SECONDS = 24 * 3600
 
 
 def rewrite_query(query: str) -> tuple[str, list[str]] | None:
-    """(rewritten query, topic entities) from the model, cached per query; None on any error
-    (recall then uses the query as given)."""
-    key = (
-        "recall-rewrite:"
-        + hashlib.sha256(f"{settings.ENGRAM_LLM_MODEL}\n{query}".encode()).hexdigest()
-    )
-    try:
-        cached = cache.get(key)
-    except Exception:  # noqa: BLE001 - a cache outage only costs a model call
-        cached = None
-    if cached is not None:
-        return cached[0], list(cached[1])
+    """(rewritten query, topic entities) from the model; None on any error (recall then uses
+    the query as given). Cached per subject by `memory.recall.cached_rewrite`."""
     try:
         payload = chat_json(
             system=REWRITE_PROMPT, user=query, timeout=settings.ENGRAM_RECALL_REWRITE_TIMEOUT
@@ -78,9 +65,4 @@ def rewrite_query(query: str) -> tuple[str, list[str]] | None:
     if not isinstance(rewritten, str) or not rewritten.strip():
         return None
     entities = [e[:100] for e in entities if isinstance(e, str) and e.strip()][:10]
-    result = (rewritten.strip()[:500], entities)
-    try:
-        cache.set(key, result, REWRITE_CACHE_SECONDS)
-    except Exception:  # noqa: BLE001
-        logger.debug("cache unavailable for query rewrites")
-    return result
+    return rewritten.strip()[:500], entities

@@ -14,11 +14,17 @@ Pipeline:
    English words), entity match (alias-expanded).
 3. Score = Σ weight × signal; keep `top_k`, then cut by `token_budget` (never mid-sentence).
 4. Context block labelled as recollection, in the query's language, ordered by importance.
+
+Two things here outlive the request and hold the person's words, so both are built to be erased:
+the query-rewrite cache is kept per subject (`rewrite_cache_clear` deletes it by key), and the
+trace payload carries the query PII-redacted (`recall_trace_payload`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import logging
 import re
 import time
 from dataclasses import dataclass, field
@@ -26,18 +32,20 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.core.cache import cache
 from django.db.models import F, Q
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from core.tokens import count_tokens
-from memory import aliases, textsearch
+from memory import aliases, pii, textsearch
 from memory.embeddings import get_embedder
 from memory.extraction import topics
 from memory.extraction.lexicon import ENTITIES, TASK_TOPICS
 from memory.llm import llm_configured, rewrite_query
 from memory.models import Memory, Subject
 
+logger = logging.getLogger(__name__)
 RECALLABLE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.NEEDS_REVIEW)
 CANDIDATES_PER_SIGNAL = 50
 SIGNALS = ("semantic", "keyword", "entity", "recency", "importance")
@@ -332,6 +340,62 @@ def _live(subject: Subject, as_of: dt.datetime | None) -> Any:
     ).filter(Q(valid_to__isnull=True) | Q(valid_to__gt=as_of))
 
 
+# Query rewrites hold the person's words, so they are cached per subject and in a fixed set of
+# buckets: erasing the subject deletes every bucket by key (no index to keep in step, no scan).
+REWRITE_CACHE_SECONDS = 24 * 3600
+REWRITE_CACHE_BUCKETS = 16
+REWRITE_CACHE_PER_BUCKET = 8
+
+
+def rewrite_cache_keys(*, tenant_id: int, subject_pk: int) -> list[str]:
+    """Every cache key that may hold a rewrite of this subject's queries."""
+    return [
+        f"recall-rewrite:{tenant_id}:{subject_pk}:{bucket}"
+        for bucket in range(REWRITE_CACHE_BUCKETS)
+    ]
+
+
+def cached_rewrite(*, subject: Subject, query: str) -> tuple[str, list[str]] | None:
+    """The model's rewrite of `query`, from the subject's cache or (on a miss) the model.
+
+    A bucket holds the last REWRITE_CACHE_PER_BUCKET rewrites; two recalls that fill the same
+    bucket at once may lose one entry, which only costs a model call later."""
+    digest = hashlib.sha256(f"{settings.ENGRAM_LLM_MODEL}\n{query}".encode()).hexdigest()
+    key = rewrite_cache_keys(tenant_id=subject.tenant_id, subject_pk=subject.pk)[
+        int(digest[:8], 16) % REWRITE_CACHE_BUCKETS
+    ]
+    try:
+        bucket: dict[str, Any] | None = cache.get(key) or {}
+    except Exception:  # noqa: BLE001 - a cache outage only costs a model call
+        bucket = None
+    if bucket and digest in bucket:
+        rewritten, entities = bucket[digest]
+        return rewritten, list(entities)
+    rewrite = rewrite_query(query)
+    if rewrite is None or bucket is None:
+        return rewrite
+    kept = list(bucket.items())[-(REWRITE_CACHE_PER_BUCKET - 1) :]
+    try:
+        cache.set(key, {**dict(kept), digest: list(rewrite)}, REWRITE_CACHE_SECONDS)
+        # An erasure that ran while the model was answering has already cleared this
+        # subject's buckets: do not leave the person's words behind it.
+        if not Subject.objects.filter(pk=subject.pk).exists():
+            cache.delete(key)
+    except Exception:  # noqa: BLE001
+        logger.debug("cache unavailable for query rewrites")
+    return rewrite
+
+
+def rewrite_cache_clear(*, tenant_id: int, subject_pk: int) -> None:
+    """Forget every cached rewrite of the subject's queries (part of erasure)."""
+    cache.delete_many(rewrite_cache_keys(tenant_id=tenant_id, subject_pk=subject_pk))
+
+
+def rewrite_cache_count(*, tenant_id: int, subject_pk: int) -> int:
+    """How many of the subject's rewrite buckets are still cached (the erasure residue scan)."""
+    return len(cache.get_many(rewrite_cache_keys(tenant_id=tenant_id, subject_pk=subject_pk)))
+
+
 def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallResult:
     """Compute a recall without side effects (used by the API and by staff replay)."""
     timings: dict[str, float] = {}
@@ -352,7 +416,7 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
     search_text, rewritten = params.query, ""
     if settings.ENGRAM_RECALL_QUERY_REWRITE and llm_configured():
         mark = time.perf_counter()
-        rewrite = rewrite_query(params.query)
+        rewrite = cached_rewrite(subject=subject, query=params.query)
         timings["rewrite"] = _ms(mark)
         if rewrite is not None:
             rewritten = rewrite[0]
@@ -754,6 +818,10 @@ def trace_candidates(result: RecallResult) -> list[dict[str, Any]]:
     ]
 
 
+def _redacted(text: str) -> str:
+    return pii.redact(text).text if text else text
+
+
 def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
 
@@ -761,21 +829,25 @@ def _ms(since: float) -> float:
 def recall_trace_payload(
     result: RecallResult, *, subject: Subject, agent: Any, params: RecallParams, trace_id: str
 ) -> dict[str, Any]:
-    """Everything `services.recall_record` stores, as JSON (it travels through the broker)."""
+    """Everything `services.recall_record` stores, as JSON (it travels through the broker).
+
+    The agent's words (query, its rewrite, the entities it named) are PII-redacted here, before
+    they reach the broker or the table, as memories are before they are written: staff read
+    traces in the console, and a replay runs the redacted query."""
     return {
         "trace_id": trace_id,
         "subject_id": subject.pk,
         "agent_id": getattr(agent, "pk", None),
-        "query": params.query,
+        "query": _redacted(params.query),
         "route": result.route,
         "parameters": {
             "top_k": params.top_k,
             "token_budget": params.token_budget,
-            "entities": params.entities,
+            "entities": [_redacted(entity) for entity in params.entities],
             "weights": result.weights,
             "as_of": params.as_of.isoformat() if params.as_of else None,
-            "query_entities": result.query_entities,
-            "rewritten_query": result.rewritten_query,
+            "query_entities": [_redacted(entity) for entity in result.query_entities],
+            "rewritten_query": _redacted(result.rewritten_query),
             "language": result.language,
         },
         "candidates": trace_candidates(result),

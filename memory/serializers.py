@@ -255,8 +255,25 @@ class ErasureReceiptOutputSerializer(serializers.Serializer):
     completed_at = serializers.CharField()
     deleted = serializers.DictField(child=serializers.IntegerField())
     export_files_deleted = serializers.IntegerField()
-    residue = serializers.DictField(child=serializers.IntegerField())
-    residue_total = serializers.IntegerField()
+    residue = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text=(
+            "What is left of this subject, per place: a table name (rows still tied to the "
+            "subject, or rows holding its words that no other subject owns), `files:exports`, "
+            "`redis:recall_rewrite`, `redis:unreachable` (the cache could not be checked). "
+            "Empty after a complete erasure."
+        ),
+    )
+    residue_total = serializers.IntegerField(help_text="Sum of `residue`; 0 when complete.")
+    shared_text = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text=(
+            "Rows of other subjects of the same tenant, per table, that hold the same words "
+            "(someone else said the same sentence). They belong to those people and are kept; "
+            "they are not residue."
+        ),
+    )
+    shared_text_total = serializers.IntegerField(help_text="Sum of `shared_text`.")
     audit_entries_retained = serializers.IntegerField()
 
 

@@ -3,8 +3,11 @@ restriction), erase a subject with a residue scan, redact an event, build and cl
 
 Erasure deletes physically, in one transaction, every row that holds the subject's data —
 events (through the trigger's audited erasure mode), memories and their embeddings,
-observations, recall traces, object permissions, exports — and then proves it with a residue
-scan of every table. Audit entries stay: they hold ids and field names, never content.
+observations, recall traces, object permissions, exports — clears the subject's cache entries,
+and then proves it with a residue scan of every table, the export files and the cache. The scan
+tells the subject's own residue (must be zero) from the same words held by other people of the
+tenant (reported apart: they belong to those people and stay). Audit entries stay: they hold
+ids and field names, never content.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import json
 import logging
 import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +35,7 @@ from audit.models import AuditEntry
 from audit.services import Actor, audit_record
 from core.exceptions import ApplicationError
 from memory.models import Event, Memory, Observation, RecallTrace, Subject
+from memory.recall import rewrite_cache_clear, rewrite_cache_count
 from memory.services import content_hash, subject_set_paused
 from privacy.models import DataSubjectRequest
 
@@ -53,6 +58,14 @@ RETAINED_ID_COLUMNS = {
 }
 FINGERPRINT_LENGTH = 16
 MAX_FINGERPRINTS = 50
+# Of those, at most this many come from identifiers and reasons (session ids, client event ids,
+# change reasons, linked document ids) rather than from the content itself.
+MAX_IDENTIFIER_FINGERPRINTS = 10
+MIN_FINGERPRINT_TEXT = 8
+# Residue outside the database, named apart from table names in the receipt.
+RESIDUE_EXPORT_FILES = "files:exports"
+RESIDUE_REWRITE_CACHE = "redis:recall_rewrite"
+RESIDUE_CACHE_UNCHECKED = "redis:unreachable"
 
 
 # --------------------------------------------------------------------------- cases
@@ -219,12 +232,16 @@ def subject_erase(
 ) -> dict[str, Any]:
     """Physically delete everything about one subject and prove it with a residue scan.
 
-    1. Collect content fingerprints (memory and event content) before deleting.
+    1. Collect fingerprints (memory and event content, session / client event ids, change
+       reasons) before deleting.
     2. In one transaction: lock the subject, delete observations, recall traces, memories
-       (embeddings go with the rows), events (trigger's erasure mode), object permissions and
-       the subject row; unlink export files; open a case if none was given; audit.
-    3. Scan every table for the subject's id and the fingerprints; the receipt lists rows
-       deleted per table and the residue found (which must be zero).
+       (embeddings and versions go with the rows), events (trigger's erasure mode), object
+       permissions and the subject row; open a case if none was given; audit.
+    3. After the commit: clear the subject's cache entries (query rewrites), unlink export
+       files.
+    4. Scan every table, the export files and the cache (`residue_scan`); the receipt lists
+       rows deleted per table, the subject's residue (which must be zero) and, apart, how many
+       rows of other people in the tenant hold the same words (`shared_text`, kept).
     """
     started = timezone.now()
     clock = time.perf_counter()
@@ -303,11 +320,18 @@ def subject_erase(
             reason=f"privacy case {case.public_id}",
             changed_fields=sorted(table for table, n in deleted.items() if n),
         )
-        _clear_cached_keys(subject_pk)
+    # After the commit: a recall running meanwhile re-checks the subject after caching
+    # (memory.recall.cached_rewrite), so nothing it caches can outlive this clear.
+    _clear_cached_keys(tenant_id=tenant_id, subject_pk=subject_pk)
     timings["delete"] = _lap(clock) - timings["fingerprints"]
     files = _unlink(export_paths)
-    residue = residue_scan(
-        subject_pk=subject_pk, external_id=external_id, fingerprints=fingerprints
+    scan = residue_scan(
+        tenant_id=tenant_id,
+        subject_pk=subject_pk,
+        external_id=external_id,
+        end_user_id=end_user_id,
+        fingerprints=fingerprints,
+        export_paths=export_paths,
     )
     timings["residue_scan"] = _lap(clock) - timings["delete"] - timings["fingerprints"]
     receipt = {
@@ -317,8 +341,10 @@ def subject_erase(
         "completed_at": timezone.now().isoformat(),
         "deleted": deleted,
         "export_files_deleted": files,
-        "residue": residue,
-        "residue_total": sum(residue.values()),
+        "residue": scan.residue,
+        "residue_total": scan.residue_total,
+        "shared_text": scan.shared_text,
+        "shared_text_total": scan.shared_text_total,
         "audit_entries_retained": AuditEntry.objects.filter(subject_id=subject_pk).count(),
         "timings_ms": {name: round(value, 1) for name, value in timings.items()},
     }
@@ -331,93 +357,235 @@ def _lap(since: float) -> float:
 
 
 def _fingerprints(subject: Subject) -> list[str]:
-    """Distinctive snippets of the subject's content (middle of the longest texts)."""
-    texts = list(
-        Memory.objects.filter(subject=subject)
-        .order_by("-id")
-        .values_list("content", flat=True)[:MAX_FINGERPRINTS]
-    )
-    texts += [
-        e.content
-        for e in Event.objects.filter(subject=subject)
-        .only("content")
-        .order_by("-id")[:MAX_FINGERPRINTS]
+    """Distinctive snippets of what the subject said and what was kept about them: the middle
+    of the longest memory and event texts, and the subject's session ids, client event ids,
+    change reasons and linked document ids (whole when short)."""
+    memories = Memory.objects.filter(subject=subject).order_by("-id")
+    events = Event.objects.filter(subject=subject).order_by("-id")
+    identifiers = [
+        *memories.exclude(change_reason="").values_list("change_reason", flat=True)[:10],
+        *memories.exclude(linked_doc_id="").values_list("linked_doc_id", flat=True).distinct()[:5],
+        *events.values_list("session_id", flat=True).distinct()[:10],
+        *events.exclude(client_event_id=None).values_list("client_event_id", flat=True)[:20],
+    ]
+    texts = [
+        *memories.values_list("content", flat=True)[:MAX_FINGERPRINTS],
+        *memories.exclude(source_quote="").values_list("source_quote", flat=True)[:10],
+        *events.values_list("content", flat=True)[:MAX_FINGERPRINTS],
     ]
     snippets: list[str] = []
-    for text in sorted(set(texts), key=len, reverse=True):
-        text = " ".join(text.split())
-        if len(text) < 8:
-            continue
-        middle = max(0, (len(text) - FINGERPRINT_LENGTH) // 2)
-        snippet = text[middle : middle + FINGERPRINT_LENGTH]
-        if snippet not in snippets:
-            snippets.append(snippet)
-        if len(snippets) >= MAX_FINGERPRINTS:
-            break
+    for group, limit in (
+        (identifiers, MAX_IDENTIFIER_FINGERPRINTS),
+        (texts, MAX_FINGERPRINTS),
+    ):
+        taken = 0
+        for text in sorted({" ".join((t or "").split()) for t in group}, key=len, reverse=True):
+            if len(text) < MIN_FINGERPRINT_TEXT:
+                continue
+            middle = max(0, (len(text) - FINGERPRINT_LENGTH) // 2)
+            snippet = text[middle : middle + FINGERPRINT_LENGTH]
+            if snippet not in snippets:
+                snippets.append(snippet)
+                taken += 1
+            if taken >= limit or len(snippets) >= MAX_FINGERPRINTS:
+                break
     return snippets
 
 
-def residue_scan(*, subject_pk: int, external_id: str, fingerprints: list[str]) -> dict[str, int]:
-    """Rows anywhere in the database that still point at the subject or hold its content.
+@dataclass
+class ResidueScan:
+    """What an erasure left: `residue` is the subject's own (rows still tied to them, rows
+    nobody else owns that hold their words, export files, cache entries) and must be empty;
+    `shared_text` counts rows of *other* subjects of the tenant holding the same words (a
+    neighbour who said the same sentence): theirs, kept, and no sign of an incomplete erasure."""
 
-    Id columns named subject_id / subject_pk (except the retained, content-free ones),
-    guardian object permissions, the external id in `external_id` columns, and the content
-    fingerprints in every text or JSON column of every table."""
-    found: dict[str, int] = {}
+    residue: dict[str, int] = field(default_factory=dict)
+    shared_text: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def residue_total(self) -> int:
+        return sum(self.residue.values())
+
+    @property
+    def shared_text_total(self) -> int:
+        return sum(self.shared_text.values())
+
+
+SUBJECT_ID_COLUMNS = ("subject_id", "subject_pk")
+TEXT_TYPES = ("text", "character varying", "jsonb", "json", "_text", "_varchar")
+
+
+def residue_scan(
+    *,
+    tenant_id: int,
+    subject_pk: int,
+    external_id: str,
+    fingerprints: list[str],
+    end_user_id: int | None = None,
+    export_paths: list[str] | None = None,
+) -> ResidueScan:
+    """Everything that still points at the subject or holds their words, after an erasure.
+
+    1. Database, table by table (one query each). The subject's residue: rows whose
+       subject_id / subject_pk is the subject (except the retained, content-free audit and case
+       columns), the subject row, the person's account, guardian object permissions, the
+       external id in the tenant's `external_id` columns, and rows holding a fingerprint in a
+       text / JSON / array column unless another subject owns the row. A fingerprint in a row
+       of another subject of the tenant counts as shared text; other tenants are not reported.
+    2. Export files of the subject's cases that still exist.
+    3. Cache: the subject's query-rewrite buckets."""
+    scan = ResidueScan()
+    _scan_tables(
+        scan,
+        tenant_id=tenant_id,
+        subject_pk=subject_pk,
+        external_id=external_id,
+        end_user_id=end_user_id,
+        fingerprints=fingerprints,
+    )
+    left = sum(
+        1
+        for path in export_paths or []
+        for candidate in (Path(path), Path(path).with_suffix(".html"))
+        if candidate.exists()
+    )
+    if left:
+        scan.residue[RESIDUE_EXPORT_FILES] = left
+    try:
+        cached = rewrite_cache_count(tenant_id=tenant_id, subject_pk=subject_pk)
+    except Exception:  # noqa: BLE001 - cannot prove the cache is clear: say so
+        scan.residue[RESIDUE_CACHE_UNCHECKED] = 1
+    else:
+        if cached:
+            scan.residue[RESIDUE_REWRITE_CACHE] = cached
+    return scan
+
+
+def _scan_tables(
+    scan: ResidueScan,
+    *,
+    tenant_id: int,
+    subject_pk: int,
+    external_id: str,
+    end_user_id: int | None,
+    fingerprints: list[str],
+) -> None:
+    """Step 1 of `residue_scan`: one counting query per table (own, shared)."""
     patterns = [f"%{_like_escape(snippet)}%" for snippet in fingerprints]
-    subject_ct = ContentType.objects.get_for_model(Subject).pk
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT table_name, column_name, data_type FROM information_schema.columns "
+            "SELECT table_name, column_name, data_type, udt_name FROM information_schema.columns "
             "WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position"
         )
-        columns = cursor.fetchall()
-        by_table: dict[str, list[tuple[str, str]]] = {}
-        for table, column, data_type in columns:
-            by_table.setdefault(table, []).append((column, data_type))
+        by_table: dict[str, dict[str, str]] = {}
+        for table, column, data_type, udt_name in cursor.fetchall():
+            # Arrays by element type ("_text", "_varchar"): a bigint[] holds no words.
+            by_table.setdefault(table, {})[column] = udt_name if data_type == "ARRAY" else data_type
         for table, cols in by_table.items():
-            conditions: list[str] = []
-            params: list[Any] = []
-            for column, data_type in cols:
-                quoted = connection.ops.quote_name(column)
-                if (
-                    column in ("subject_id", "subject_pk")
-                    and (table, column) not in RETAINED_ID_COLUMNS
-                    and data_type in ("bigint", "integer")
-                ):
-                    conditions.append(f"{quoted} = %s")
-                    params.append(subject_pk)
-                elif column == "external_id":
-                    conditions.append(f"{quoted} = %s")
-                    params.append(external_id)
-                elif patterns and data_type in ("text", "character varying", "jsonb", "json"):
-                    conditions.append(f"{quoted}::text LIKE ANY(%s)")
-                    params.append(patterns)
-            if table.startswith("guardian_") and any(c == "object_pk" for c, _ in cols):
-                conditions.append("(content_type_id = %s AND object_pk = %s)")
-                params += [subject_ct, str(subject_pk)]
-            if not conditions:
-                continue
-            cursor.execute(
-                f"SELECT count(*) FROM {connection.ops.quote_name(table)} "  # noqa: S608
-                f"WHERE {' OR '.join(conditions)}",
-                params,
+            query = _table_scan_sql(
+                table,
+                cols,
+                tenant_id=tenant_id,
+                subject_pk=subject_pk,
+                external_id=external_id,
+                end_user_id=end_user_id,
+                patterns=patterns,
             )
-            count = cursor.fetchone()[0]
-            if count:
-                found[table] = count
-    return found
+            if query is None:
+                continue
+            cursor.execute(*query)
+            own_count, shared_count = cursor.fetchone()
+            if own_count:
+                scan.residue[table] = own_count
+            if shared_count:
+                scan.shared_text[table] = shared_count
+
+
+def _table_scan_sql(
+    table: str,
+    cols: dict[str, str],
+    *,
+    tenant_id: int,
+    subject_pk: int,
+    external_id: str,
+    end_user_id: int | None,
+    patterns: list[str],
+) -> tuple[str, list[Any]] | None:
+    """The (own, shared) counting query of one table, or None when nothing applies.
+
+    Each row is marked once (tied to the subject by id? holds a fingerprint? whose is it?) in a
+    materialized CTE, so the costly LIKE runs once per row however the counts use it."""
+    quote = connection.ops.quote_name
+    subject_table = Subject._meta.db_table
+    tied: list[str] = []
+    params: list[Any] = []
+    tenant_scoped = "tenant_id" in cols
+    # The column that says whose row it is (the subject table's own id).
+    owner = (
+        "id"
+        if table == subject_table
+        else next((c for c in SUBJECT_ID_COLUMNS if cols.get(c) in ("bigint", "integer")), None)
+    )
+    if owner and (table, owner) not in RETAINED_ID_COLUMNS:
+        tied.append(f"{quote(owner)} = %s")
+        params.append(subject_pk)
+    if table == _user_table() and end_user_id is not None:
+        tied.append("id = %s")
+        params.append(end_user_id)
+    if "external_id" in cols:
+        # External ids are unique per tenant only: another tenant's "u1" is someone else.
+        tied.append(
+            "(external_id = %s AND tenant_id = %s)" if tenant_scoped else "external_id = %s"
+        )
+        params += [external_id, tenant_id] if tenant_scoped else [external_id]
+    if table.startswith("guardian_") and "object_pk" in cols:
+        tied.append("(content_type_id = %s AND object_pk = %s)")
+        params += [ContentType.objects.get_for_model(Subject).pk, str(subject_pk)]
+    text_cols = [c for c, data_type in cols.items() if data_type in TEXT_TYPES]
+    holds = " OR ".join(f"{quote(c)}::text LIKE ANY(%s)" for c in text_cols) if patterns else ""
+    if not (tied or holds):
+        return None
+    params += [patterns] * len(text_cols) if holds else []
+    if owner is None:
+        # Nobody else can be shown to own the words: they count as the subject's.
+        whose, same_tenant = "NULL::bigint", "false"
+    else:
+        whose = quote(owner)
+        # Another subject's row holding the same words is theirs: reported apart, and only
+        # within the tenant (what other tenants hold is not this receipt's business).
+        same_tenant = (
+            "tenant_id = %s"
+            if tenant_scoped
+            else f"{quote(owner)} IN (SELECT id FROM {quote(subject_table)} WHERE tenant_id = %s)"  # noqa: S608
+        )
+        params.append(tenant_id)
+    sql = (
+        f"WITH marked AS MATERIALIZED (SELECT ({' OR '.join(tied) or 'false'}) AS tied, "  # noqa: S608
+        f"({holds or 'false'}) AS holds, {whose} AS whose, ({same_tenant}) AS same_tenant "
+        f"FROM {quote(table)}) "
+        "SELECT count(*) FILTER (WHERE tied OR (holds AND (whose = %s OR whose IS NULL))), "
+        "count(*) FILTER (WHERE holds AND NOT tied AND whose <> %s AND same_tenant) "
+        "FROM marked WHERE tied OR holds"
+    )
+    return sql, [*params, subject_pk, subject_pk]
+
+
+def _user_table() -> str:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model()._meta.db_table
 
 
 def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _clear_cached_keys(subject_pk: int) -> None:
+def _clear_cached_keys(*, tenant_id: int, subject_pk: int) -> None:
     from django.core.cache import cache
 
     try:
         cache.delete_many([f"subject:{subject_pk}", f"profile:{subject_pk}"])
+        rewrite_cache_clear(tenant_id=tenant_id, subject_pk=subject_pk)
     except Exception:  # noqa: BLE001 - a cache outage must not block an erasure
         logger.warning("cache unavailable while erasing subject %s", subject_pk)
 

@@ -14,7 +14,8 @@ MASK = "▇▇▇"
 
 @register.filter
 def masked(text: str, reveal: bool = False) -> str:
-    """Viewers see phone/e-mail/ID-like spans and redaction placeholders masked."""
+    """Phone/e-mail/ID-like spans and redaction placeholders, masked. Pages pass `reveal`
+    only for the audited reveal (console/subject_pii.html), never for a role."""
     if reveal or not text:
         return text
     return _PLACEHOLDER.sub(MASK, redact(text).text)

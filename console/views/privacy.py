@@ -113,6 +113,7 @@ def _case_context(request: HttpRequest, case: DataSubjectRequest) -> dict[str, A
         "case": case,
         "subject": selectors.case_subject(case),
         "receipt_rows": selectors.receipt_rows(case.receipt or {}),
+        "proof": selectors.erasure_proof(case.receipt or {}),
         "needs_approval": (
             case.kind == DataSubjectRequest.Kind.ERASURE
             and case.status == DataSubjectRequest.Status.AWAITING_APPROVAL

@@ -184,7 +184,7 @@ def test_erasure_needs_the_typed_subject_id(person_a, officer_a):
     assert not Subject.objects.filter(pk=person_a.subject.pk).exists()
     case.refresh_from_db()
     assert case.status == "completed" and case.receipt["residue_total"] == 0
-    assert "residue_total" in body and "deleted › memory_memory" in body
+    assert 'id="residue-total"><strong>0</strong>' in body and "deleted › memory_memory" in body
     assert "(erased)" in body
 
 

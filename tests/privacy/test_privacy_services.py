@@ -88,9 +88,13 @@ def test_the_residue_scan_finds_leftovers(cast, people):
     target = people["bob-person"]
     memory = Memory.objects.filter(subject=target).first()
     found = residue_scan(
-        subject_pk=target.pk, external_id=target.external_id, fingerprints=[memory.content[2:14]]
+        tenant_id=target.tenant_id,
+        subject_pk=target.pk,
+        external_id=target.external_id,
+        fingerprints=[memory.content[2:14]],
     )
-    assert found["memory_memory"] >= 1 and found["memory_event"] == 2
+    assert found.residue["memory_memory"] >= 1 and found.residue["memory_event"] == 2
+    assert found.residue["memory_subject"] == 1
 
 
 def test_erase_requires_the_erase_scope_and_hides_other_tenants(cast, people):
