@@ -148,8 +148,10 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     question = salience.is_question(sentence) and not R.HEDGE_RE.search(sentence)
     # a request that recurs ("帮我设个每天早上8点的提醒，点一杯美式") is a standing arrangement
     recurring = bool(salience.recurs(sentence))
-    if salience.momentary(sentence):
-        return None  # "今天好热啊，才三月份": about this moment, not about the person
+    if salience.momentary(sentence) and not salience.named_things(sentence):
+        # "今天好热啊，才三月份": about this moment, not about the person. With a name in it
+        # ("今天 onboard Shopee, 新 team 做 ads ranking") each clause is judged on its own.
+        return None
     kept: list[str] = []
     signals: list[salience.Signals] = []
     after_request = False

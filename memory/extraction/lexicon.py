@@ -628,7 +628,8 @@ CHANGE_EN = [
     r"(?:days|weeks|months)|just (?:bought|moved|started|joined|switched|got (?:a|an|my) new)|"
     r"finally (?:closed|moved|got|bought|switched|made the switch))\b",
     r"(?<!right )(?<!for )(?<!just )(?<!until )(?<!till )(?<!by )(?<!up to )\bnow\b",
-    r"\bno longer\b|\bgoing forward\b|\bfrom now on\b|\bthe old (?:slot|one|time|place|job|plan)\b",
+    r"\bonboard(?:ed|ing)?\b|\blast day\b|\bno longer\b|\bgoing forward\b|\bfrom now on\b",
+    r"\bthe old (?:slot|one|time|place|job|plan)\b",
     r"\banymore\b|\bany more\b",
     r"\b(?:my|our|the) new [a-z]+(?: [a-z]+)? (?:is|are)\b",
     r"\bmoved (?:house|home|flats?|apartments?|out)\b",

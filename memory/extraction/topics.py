@@ -141,9 +141,7 @@ def literal_names(text: str) -> list[str]:
     """Names and models as written ("United", "Mate 70", "X-T4"), not the lexicon's canonical
     entities a word maps to (those name topics, not values)."""
     return [
-        v
-        for v in value_atoms(text)
-        if v in text and not v.isdigit() and _NAME_SHAPED.search(v)
+        v for v in value_atoms(text) if v in text and not v.isdigit() and _NAME_SHAPED.search(v)
     ]
 
 
