@@ -98,6 +98,12 @@ def _head_nouns(text: str, common_only: bool) -> tuple[str, ...]:
     if CJK.search(text):
         for word, flag in pos_cut(text):
             w = word.strip()
+            if flag == "eng" and len(w) >= 3 and w.lower() not in stop and w not in generic:
+                # code-switching mostly borrows nouns ("region 呢？", "用哪个 cloud"); names
+                # ("AWS", "Terraform") are values, not topics
+                if not (common_only and (w[0].isupper() or any(ch.isdigit() for ch in w))):
+                    found.append(w.lower())
+                continue
             if not w or w in generic or (flag not in flags and not flag.startswith(flags)):
                 continue
             if common_only and flag.startswith(("nr", "ns", "nt", "nz")):

@@ -145,7 +145,8 @@ def literal_names(text: str) -> list[str]:
     ]
 
 
-_CLOCK_OR_DAY = re.compile(r"^(?:周[一二三四五六日]|周末|\d{1,2}:\d{2})$")
+_DAY = re.compile(r"^(?:周[一二三四五六日]|周末)$")
+_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])")  # "9:30", not the "1:1" of a meeting
 
 
 def shared_values(new: str, old: str) -> set[str]:
@@ -154,7 +155,8 @@ def shared_values(new: str, old: str) -> set[str]:
 
     def values(text: str) -> set[str]:
         named = {v.lower() for v in literal_names(text)}
-        return named | {v for v in schedule_values(text) if _CLOCK_OR_DAY.match(v)}
+        days = {v for v in schedule_values(text) if _DAY.match(v)}
+        return named | days | set(_CLOCK.findall(text))
 
     return values(new) & values(old)
 
