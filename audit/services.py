@@ -84,8 +84,8 @@ def _request_meta(request: Any) -> dict[str, Any]:
     }
 
 
-def _key() -> bytes:
-    return str(settings.ENGRAM_AUDIT_HMAC_KEY).encode()
+def _key(key: str | None = None) -> bytes:
+    return str(settings.ENGRAM_AUDIT_HMAC_KEY if key is None else key).encode()
 
 
 def entry_hash(fields: dict[str, Any], prev_hash: str) -> str:
@@ -94,14 +94,18 @@ def entry_hash(fields: dict[str, Any], prev_hash: str) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def entry_mac(digest: str) -> str:
-    """The keyed seal of one link of the chain."""
-    return hmac.new(_key(), MAC_CONTEXT + digest.encode(), hashlib.sha256).hexdigest()
+def entry_mac(digest: str, *, key: str | None = None) -> str:
+    """The keyed seal of one link of the chain (under the configured key unless given)."""
+    return hmac.new(_key(key), MAC_CONTEXT + digest.encode(), hashlib.sha256).hexdigest()
 
 
-def text_mac(entry_id: int, reason: str, request_id: str, target_ref: str) -> str:
+def text_mac(
+    entry_id: int, reason: str, request_id: str, target_ref: str, *, key: str | None = None
+) -> str:
     payload = json.dumps([entry_id, reason, request_id, target_ref], ensure_ascii=False)
-    return hmac.new(_key(), b"engram-audit-text-v1:" + payload.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(
+        _key(key), b"engram-audit-text-v1:" + payload.encode(), hashlib.sha256
+    ).hexdigest()
 
 
 def hashed_fields(entry: AuditEntry) -> dict[str, Any]:
@@ -213,3 +217,33 @@ def audit_erase_subject_text(*, subject_id: int) -> int:
     entries stay and still verify. Returns the number of texts deleted."""
     deleted, _ = AuditEntryText.objects.filter(subject_id=subject_id).delete()
     return deleted
+
+
+def audit_chain_reseal(*, old_key: str) -> int:
+    """Key rotation: re-seal every entry and text made under `old_key` with the configured key.
+
+    Refuses (ValueError) unless every MAC matches the old key, so that a rotation can never
+    launder a tampered row. Needs the table owner (it lifts the append-only trigger inside
+    this one transaction); run it with the writers stopped. Returns the entries re-sealed."""
+    resealed = 0
+    with transaction.atomic(durable=True):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "LOCK TABLE audit_auditentry, audit_auditentrytext IN EXCLUSIVE MODE; "
+                "ALTER TABLE audit_auditentry DISABLE TRIGGER audit_auditentry_append_only"
+            )
+        for entry in AuditEntry.objects.order_by("pk").iterator(chunk_size=2000):
+            if not hmac.compare_digest(entry.entry_mac, entry_mac(entry.entry_hash, key=old_key)):
+                raise ValueError(f"entry {entry.pk} is not sealed with the old key; not re-sealing")
+            AuditEntry.objects.filter(pk=entry.pk).update(entry_mac=entry_mac(entry.entry_hash))
+            resealed += 1
+        for text in AuditEntryText.objects.order_by("pk").iterator(chunk_size=2000):
+            fields = (text.entry_id, text.reason, text.request_id, text.target_ref)
+            if not hmac.compare_digest(text.text_mac, text_mac(*fields, key=old_key)):
+                raise ValueError(f"text of entry {text.entry_id} is not sealed with the old key")
+            AuditEntryText.objects.filter(pk=text.pk).update(text_mac=text_mac(*fields))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "ALTER TABLE audit_auditentry ENABLE TRIGGER audit_auditentry_append_only"
+            )
+    return resealed
