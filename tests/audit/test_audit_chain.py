@@ -182,3 +182,32 @@ def test_it_refuses_to_reseal_a_tampered_chain(entries, settings, monkeypatch):
     settings.ENGRAM_AUDIT_HMAC_KEY = "a-new-audit-key"
     with pytest.raises(CommandError, match=f"entry {entries[1].pk} is not sealed"):
         call_command("audit_reseal")
+
+
+def test_the_app_role_can_append_but_not_rewrite_the_audit_log(entries, monkeypatch):
+    monkeypatch.setenv("TEST_APP_ROLE_PASSWORD", "app-pass")
+    with transaction.atomic():  # rolled back below: roles are cluster-wide
+        call_command(
+            "audit_grant_app_role", "engram_test_app", "--password-env", "TEST_APP_ROLE_PASSWORD"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL ROLE engram_test_app")
+        appended = audit_record(
+            actor=SYSTEM, action="as.app", tenant_id=entries[0].tenant_id, reason="x"
+        )
+        for statement in (
+            "UPDATE audit_auditentry SET action = 'x'",
+            "DELETE FROM audit_auditentry",
+            "TRUNCATE audit_auditentry CASCADE",
+            f"ALTER TABLE audit_auditentry DISABLE TRIGGER {GUARD}",
+        ):
+            with (
+                pytest.raises(DatabaseError, match=r"permission denied|must be owner"),
+                transaction.atomic(),
+                connection.cursor() as cursor,
+            ):
+                cursor.execute(statement)
+        assert AuditEntry.objects.filter(pk=appended.pk).exists()
+        with connection.cursor() as cursor:
+            cursor.execute("RESET ROLE")
+        transaction.set_rollback(True)
