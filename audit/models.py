@@ -68,8 +68,15 @@ class AuditEntryText(models.Model):
     `text_mac` (HMAC of the entry id and the texts) shows an edit while the row exists;
     deleting the row is the legitimate erasure path and leaves the chain intact."""
 
+    # No database foreign key: a deferred FK check would lock the audit row at COMMIT and
+    # queue trigger events on the append-only table. `audit_verify` reports a text whose
+    # entry is gone (an entry deleted behind the triggers' back).
     entry = models.OneToOneField(
-        AuditEntry, primary_key=True, on_delete=models.DO_NOTHING, related_name="text"
+        AuditEntry,
+        primary_key=True,
+        on_delete=models.DO_NOTHING,
+        related_name="text",
+        db_constraint=False,
     )
     tenant_id = models.BigIntegerField(null=True, blank=True)
     subject_id = models.BigIntegerField(null=True, blank=True)

@@ -77,6 +77,13 @@ def audit_chain_verify(*, head: dict[str, Any] | None = None) -> ChainVerificati
 
 
 def _verify_texts(checked: int) -> ChainVerification:
+    orphan = (
+        AuditEntryText.objects.exclude(entry_id__in=AuditEntry.objects.values("pk"))
+        .values_list("entry_id", flat=True)
+        .first()
+    )
+    if orphan is not None:
+        return ChainVerification(False, checked, orphan, "free text of a missing entry")
     texts = AuditEntryText.objects.order_by("pk").iterator(chunk_size=VERIFY_BATCH)
     for text in texts:
         expected = text_mac(text.entry_id, text.reason, text.request_id, text.target_ref)

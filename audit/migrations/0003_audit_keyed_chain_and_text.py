@@ -33,6 +33,7 @@ class Migration(migrations.Migration):
                 (
                     "entry",
                     models.OneToOneField(
+                        db_constraint=False,
                         on_delete=django.db.models.deletion.DO_NOTHING,
                         primary_key=True,
                         related_name="text",

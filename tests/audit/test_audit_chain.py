@@ -211,3 +211,16 @@ def test_the_app_role_can_append_but_not_rewrite_the_audit_log(entries, monkeypa
         with connection.cursor() as cursor:
             cursor.execute("RESET ROLE")
         transaction.set_rollback(True)
+
+
+def test_it_detects_a_dropped_entry_by_the_text_it_left_behind(entries):
+    newest = audit_record(
+        actor=SYSTEM, action="with.text", tenant_id=entries[0].tenant_id, reason="kept words"
+    )
+    _tamper("DELETE FROM audit_auditentry WHERE id = %s", [newest.pk])
+    result = audit_chain_verify()
+    assert (result.ok, result.broken_id, result.problem) == (
+        False,
+        newest.pk,
+        "free text of a missing entry",
+    )
