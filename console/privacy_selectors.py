@@ -37,7 +37,16 @@ AUDIT_CSV_COLUMNS = (
     "reason",
     "changed_fields",
     "entry_hash",
+    "reason_code",
+    "client_request_id",
+    "target_ref",
 )
+# Free text is read from the erasable side table (empty once the subject was erased).
+_AUDIT_CSV_LOOKUPS = {
+    "reason": "text__reason",
+    "client_request_id": "text__request_id",
+    "target_ref": "text__target_ref",
+}
 CSV_BATCH = 2000
 
 
@@ -190,7 +199,7 @@ def audit_entries(
     scope = Q(tenant_id__in=tenant_ids)
     if sees_all_tenants(user):
         scope |= Q(tenant_id__isnull=True)
-    queryset = AuditEntry.objects.filter(scope)
+    queryset = AuditEntry.objects.filter(scope).select_related("text")
     if actor_type:
         queryset = queryset.filter(actor_type=actor_type)
     if actor_id:
@@ -217,7 +226,8 @@ def audit_entries(
 def audit_csv_rows(queryset: QuerySet[AuditEntry]) -> Iterator[list[Any]]:
     """The header, then one row per entry, read in batches (server-side cursor)."""
     yield list(AUDIT_CSV_COLUMNS)
-    for values in queryset.values_list(*AUDIT_CSV_COLUMNS).iterator(chunk_size=CSV_BATCH):
+    lookups = [_AUDIT_CSV_LOOKUPS.get(column, column) for column in AUDIT_CSV_COLUMNS]
+    for values in queryset.values_list(*lookups).iterator(chunk_size=CSV_BATCH):
         row = list(values)
         row[1] = row[1].isoformat()
         row[12] = " ".join(row[12] or [])

@@ -245,9 +245,9 @@ def memory_detail(*, memory: Memory) -> MemoryDetail:
     )
     version_ids = [str(version.pk) for version in history] or [str(memory.pk)]
     audit_entries = list(
-        AuditEntry.objects.filter(target_type="memory.memory", target_id__in=version_ids).order_by(
-            "-id"
-        )[:AUDIT_ENTRIES]
+        AuditEntry.objects.filter(target_type="memory.memory", target_id__in=version_ids)
+        .select_related("text")
+        .order_by("-id")[:AUDIT_ENTRIES]
     )
     return MemoryDetail(
         memory=memory,

@@ -9,6 +9,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from core.db_retry import DB_RETRY_ATTEMPTS, is_transient_db_error, run_with_db_retry
 from core.exceptions import ApplicationError
 
 _CODES_BY_STATUS = {
@@ -38,7 +39,30 @@ def _flatten(detail: Any) -> Any:
     return str(detail)
 
 
+def _retry_handler(context: dict[str, Any]) -> Response | None:
+    """The view's transaction was chosen as a deadlock victim and rolled back whole: run
+    the view's handler again (authentication and permissions already passed)."""
+    view, request = context["view"], context["request"]
+    handler = getattr(view, request.method.lower())
+    try:
+        return run_with_db_retry(
+            lambda: handler(request, *context["args"], **context["kwargs"]),
+            attempts=DB_RETRY_ATTEMPTS - 1,
+        )
+    except Exception as again:  # noqa: BLE001 - answered like a first failure, without retry
+        return api_exception_handler(again, {**context, "db_retried": True})
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if is_transient_db_error(exc):
+        if not context.get("db_retried"):
+            return _retry_handler(context)
+        response = Response(
+            error_body("database_busy", "The database is busy; retry in a moment."),
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+        )
+        response["Retry-After"] = "1"
+        return response
     if isinstance(exc, ApplicationError):
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
     if isinstance(exc, RequestDataTooBig):

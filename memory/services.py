@@ -26,6 +26,7 @@ from pgvector.django import CosineDistance
 
 from accounts.models import Agent, Tenant
 from audit.services import Actor, audit_record
+from core.db_retry import run_with_db_retry
 from core.exceptions import ApplicationError, SubjectPaused
 from memory import aliases, decisions, pii, textsearch
 from memory.embeddings import get_embedder
@@ -909,7 +910,8 @@ def memory_correct(
     embedding = _embed([candidate.content])[0] if candidate.content != memory.content else None
     now = timezone.now()
     with transaction.atomic():
-        Subject.objects.select_for_update().filter(pk=memory.subject_id).first()
+        # of=self: Subject orders by tenant slug, so a bare FOR UPDATE would lock the tenant too.
+        Subject.objects.select_for_update(of=("self",)).filter(pk=memory.subject_id).first()
         old = Memory.objects.select_for_update().get(pk=memory.pk)
         if old.status in (Memory.Status.SUPERSEDED, Memory.Status.PURGE_PENDING):
             raise ApplicationError(
@@ -1087,7 +1089,7 @@ def recall_record_later(*, trace: dict[str, Any], actor: Actor) -> None:
         )
     except Exception:  # noqa: BLE001 - broker down: record inline rather than lose the trace
         logger.warning("broker unavailable; recording recall trace inline")
-        recall_record(trace=trace, actor=actor)
+        run_with_db_retry(lambda: recall_record(trace=trace, actor=actor))
 
 
 # --------------------------------------------------------------------------- maintenance

@@ -42,12 +42,20 @@ def sweep_pending_events() -> int:
     return events_sweep_pending(older_than_seconds=settings.ENGRAM_PENDING_SWEEP_AGE)
 
 
-@shared_task(acks_late=True, max_retries=3)
-def record_recall(trace: dict, actor: dict) -> None:
+@shared_task(bind=True, acks_late=True, max_retries=3)
+def record_recall(self: Any, trace: dict, actor: dict) -> None:
+    from django.db import DatabaseError
+
     from audit.services import Actor
+    from core.db_retry import is_transient_db_error, run_with_db_retry
     from memory.services import recall_record
 
-    recall_record(trace=trace, actor=Actor(**actor))
+    try:
+        run_with_db_retry(lambda: recall_record(trace=trace, actor=Actor(**actor)))
+    except DatabaseError as exc:
+        if is_transient_db_error(exc):  # still contended: later, rather than lose the trace
+            raise self.retry(exc=exc, countdown=2) from exc
+        raise
 
 
 @shared_task

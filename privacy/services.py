@@ -32,7 +32,7 @@ from django.utils.translation import gettext_noop
 
 from accounts.models import Tenant
 from audit.models import AuditEntry
-from audit.services import Actor, audit_record
+from audit.services import Actor, audit_erase_subject_text, audit_record
 from core.exceptions import ApplicationError
 from memory.models import Event, Memory, Observation, RecallTrace, Subject
 from memory.recall import rewrite_cache_clear, rewrite_cache_count
@@ -257,7 +257,8 @@ def subject_erase(
     end_user_id = subject.end_user_id
     deleted: dict[str, int] = {}
     with transaction.atomic():
-        Subject.objects.select_for_update().filter(pk=subject_pk).first()
+        # of=self: Subject orders by tenant slug, so a bare FOR UPDATE would lock the tenant too.
+        Subject.objects.select_for_update(of=("self",)).filter(pk=subject_pk).first()
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL engram.event_write = 'erase'")
             statements = [
@@ -283,6 +284,9 @@ def subject_erase(
                 content_type=content_type, object_pk=str(subject_pk)
             ).delete()[0]
         deleted["guardian_object_permissions"] = perms
+        # The free text of the subject's audit entries (reasons, client ids); the chained
+        # entries themselves hold ids and codes only and stay.
+        deleted["audit_auditentrytext"] = audit_erase_subject_text(subject_id=subject_pk)
         Subject.objects.filter(pk=subject_pk).delete()
         deleted["memory_subject"] = 1
         if end_user_id is not None:
@@ -317,7 +321,8 @@ def subject_erase(
             target_id=subject_pk,
             tenant_id=tenant_id,
             subject_id=subject_pk,
-            reason=f"privacy case {case.public_id}",
+            # A code, not free text: an erasable text row would itself be residue.
+            reason_code=f"privacy_case:{case.public_id}",
             changed_fields=sorted(table for table, n in deleted.items() if n),
         )
     # After the commit: a recall running meanwhile re-checks the subject after caching
@@ -748,7 +753,9 @@ def subject_export_data(*, subject: Subject) -> dict[str, Any]:
                 "changed_fields": a.changed_fields,
                 "created_at": a.created_at.isoformat(),
             }
-            for a in AuditEntry.objects.filter(subject_id=subject.pk).order_by("id")
+            for a in AuditEntry.objects.filter(subject_id=subject.pk)
+            .select_related("text")
+            .order_by("id")
         ],
     }
 

@@ -176,6 +176,9 @@ ENGRAM_EXTRACTOR = env_str("ENGRAM_EXTRACTOR", "rules")  # rules | llm
 ENGRAM_EMBEDDER = env_str("ENGRAM_EMBEDDER", "use")  # use | openai | hashing
 ENGRAM_EMBEDDING_DIM = 512
 ENGRAM_AGENT_KEY_PEPPER = env_str("ENGRAM_AGENT_KEY_PEPPER", SECRET_KEY)
+# Seals the audit chain (HMAC). Keep it apart from the database (an attacker who can write the
+# table must not hold it). Rotating it: `manage.py audit_reseal` (docs/audit.md).
+ENGRAM_AUDIT_HMAC_KEY = env_str("ENGRAM_AUDIT_HMAC_KEY", SECRET_KEY)
 ENGRAM_WORKER_HEARTBEAT_TTL = env_int("ENGRAM_WORKER_HEARTBEAT_TTL", 120, minimum=10)
 ENGRAM_PENDING_SWEEP_AGE = env_int("ENGRAM_PENDING_SWEEP_AGE", 60, minimum=0)
 OPENAI_API_KEY = env_str("OPENAI_API_KEY", "")

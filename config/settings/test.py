@@ -7,10 +7,13 @@ os.environ.setdefault("DJANGO_SECRET_KEY", "test-secret-key-not-for-production")
 os.environ.setdefault("ENGRAM_EMBEDDER", "hashing")
 
 from .base import *  # noqa: F403
-from .base import REDIS_URL
+from .base import DATABASES, REDIS_URL
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+# Django empties tables with TRUNCATE between transactional tests; the audit table's TRUNCATE
+# guard lets its owner do that only with this session setting (audit migration 0004).
+DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c engram.audit_truncate=allow"
 
 
 # Tests use db 15 of the configured Redis so they never touch real data; a second suite
