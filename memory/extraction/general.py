@@ -146,6 +146,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
 
     clauses = [c for c in R.split_clauses(sentence) if c.strip()]
     question = salience.is_question(sentence) and not R.HEDGE_RE.search(sentence)
+    doubted = salience.doubts(sentence)
     # a request that recurs ("帮我设个每天早上8点的提醒，点一杯美式") is a standing arrangement
     recurring = bool(salience.recurs(sentence))
     if salience.momentary(sentence) and not salience.named_things(sentence):
@@ -175,8 +176,12 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         ):
             continue  # "座位写我" is an argument of the request; "我吃素的" is about the user
         after_request = False
-        if question and not (sig.first_person or sig.possession):
-            continue  # "Tabs or spaces, what do most people use?"
+        if question and not (
+            (salience.says_i(clause) if doubted else sig.first_person) or sig.possession
+        ):
+            # "Tabs or spaces, what do most people use?"; a sentence the user doubts ("听同事讲
+            # 都用 Arc 了，真的假的") holds no fact about them unless they name themselves
+            continue
         kept.append(clause.strip())
         signals.append(sig)
     if any(s.content for s in signals):

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from memory.aliases import entity_type, find_entity_spans, normalize_entities
-from memory.extraction import general
+from memory.extraction import general, salience
 from memory.extraction.base import Candidate, ExtractionResult, KnownMemory, Turn
 from memory.extraction.dialogue import DialogueState, dialogue_state, head_nouns
 from memory.extraction.episodes import episodes_for_turn, is_episode
@@ -1179,6 +1179,7 @@ class RuleExtractor:
         lang = _lang(text)
         hits: list[Hit] = []
         sentences = split_sentences(text)
+        hit_sentence: list[int] = []  # the sentence each hit came from
         imagined = False
         for n, sentence in enumerate(sentences):
             # what follows an imagined situation in the same turn is imagined too ("要是中了
@@ -1217,6 +1218,8 @@ class RuleExtractor:
                 hit = general.completed(hit, sentence, state)
             if hit:
                 hits.append(hit)
+                hit_sentence.append(n)
+        hits = _deferred(hits, hit_sentence, sentences)
         context = list(dict.fromkeys([*head_nouns(text, common_only=True), *state.topics]))[:4]
         found = [self._candidate(h, idx, lang) for h in _merge_hits(hits)]
         return [replace(c, context_topics=context) for c in found if not about_outsider(c.content)]
@@ -1234,7 +1237,7 @@ class RuleExtractor:
             and not _is_question(colon.group(2))
         ):
             return self._colon_body(colon.group(1), colon.group(2), lang, hedged)
-        if _is_question(full) and not hedged:
+        if (_is_question(full) or salience.is_question(full)) and not hedged:
             return None
         kept: list[str] = []
         signal: list[str] = []  # kept clauses + fillers: decision/firm markers live there too
@@ -1569,6 +1572,21 @@ class RuleExtractor:
             source_index=idx,
             source_quote=hit.quote,
         )
+
+
+def _deferred(hits: list[Hit], hit_sentence: list[int], sentences: list[str]) -> list[Hit]:
+    """A deferral ("…不过也就想想，再说吧", "not sure yet") puts off what the turn just said:
+    the hits of its own sentence and of the one before it are tentative."""
+    deferring = {n for n, s in enumerate(sentences) if salience.defers(s)}
+    if not deferring:
+        return hits
+    put_off = deferring | {n - 1 for n in deferring}
+    return [
+        replace(h, confidence=min(h.confidence, 0.45), hedged=True)
+        if n in put_off and h.kind != "episodic"
+        else h
+        for h, n in zip(hits, hit_sentence, strict=True)
+    ]
 
 
 def _paraphrase_fix(prev_asst: str, right: str, wrong: str) -> str | None:

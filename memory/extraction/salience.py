@@ -62,7 +62,10 @@ _HABIT = re.compile(
 _NOW = re.compile(
     r"今天|今早|今晚|今儿|刚才|刚刚|这会儿|此刻|这次|这一次|这回|本次|"
     r"\b(?:this morning|this afternoon|this evening|today|tonight|right now|at the moment|"
-    r"this time|for this one|for now|rn)\b",
+    r"this time|for this one|for now|rn)\b|"
+    # the clock right now: "it's 2pm", "都十二点半了"
+    r"\bit'?s (?:already )?\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|"
+    r"(?:都|已经)[一二两三四五六七八九十\d]{1,3}点(?:半|多)?了",
     re.I,
 )
 _EN_SENTENCE_START = {"I", "I'm", "I've", "I'd", "I'll", "The", "A", "An", "My", "Our", "We"}
@@ -214,6 +217,10 @@ def implicit_subject(text: str) -> bool:
 
 
 _A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1(?!了)")
+# asking the agent's opinion ("你说黄焖鸡还是麻辣烫", "你觉得值吗") or whether what was just
+# said is true ("…都用飞书了，真的假的")
+_DOUBT = re.compile(r"真的假的|是真的吗|靠谱吗")
+_ASKS = re.compile(rf"{_DOUBT.pattern}|(?:^|[，,\s])你(?:说|觉得|看)(?![过了得的完])")
 
 
 def is_question(text: str) -> bool:
@@ -226,7 +233,10 @@ def is_question(text: str) -> bool:
     if _FIRST_PERSON.search(text):
         return False
     core = strip_noise_tokens(text)
-    return bool(_A_NOT_A.search(text)) or bool(re.search(r"是.{1,20}吧$", core))
+    return (
+        bool(_A_NOT_A.search(text) or _ASKS.search(text))
+        or bool(re.search(r"是.{1,20}吧$", core))
+    )
 
 
 # A request to the agent inside a clause ("会议纪要模板也帮我改成钉钉能用的", "讲个笑话呗").
@@ -283,6 +293,21 @@ def _without_acks(text: str) -> str:
 _WOULD = re.compile(
     r"\b(?:i|we)(?:'d| would)\s+(?!(?:like|love|prefer|rather|want|appreciate|say|need)\b)", re.I
 )
+
+
+def doubts(text: str) -> bool:
+    """Asks whether what the sentence says is true ("…都用飞书了，真的假的")."""
+    return bool(_DOUBT.search(text))
+
+
+def says_i(text: str) -> bool:
+    """The speaker names themself ("我", "I", "my"); an implied subject does not count."""
+    return bool(_FIRST_PERSON.search(text))
+
+
+def defers(text: str) -> bool:
+    """Puts a decision off ("再说吧", "也就想想", "not sure yet")."""
+    return bool(_rx("deferrals").search(text))
 
 
 def hypothetical(text: str) -> bool:
