@@ -7,6 +7,7 @@ PERIODIC_TASKS = {
     "Queue events left pending (broker outages)": ("memory.tasks.sweep_pending_events", 60),
     "Consolidation: pending extraction, near-duplicate merge": ("memory.tasks.consolidate", 300),
     "Delete expired data exports": ("privacy.tasks.cleanup_exports", 3600),
+    "Forget used portal-link nonces of expired links": ("privacy.tasks.prune_portal_nonces", 3600),
 }
 # name → (task, hour, minute) in CELERY_TIMEZONE
 DAILY_TASKS = {
