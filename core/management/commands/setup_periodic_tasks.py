@@ -4,6 +4,7 @@ from django_celery_beat.models import CrontabSchedule, IntervalSchedule, Periodi
 
 # name → (task, every N seconds)
 PERIODIC_TASKS = {
+    "Relay outbox messages (after broker outages)": ("core.tasks.outbox_relay", 10),
     "Queue events left pending (broker outages)": ("memory.tasks.sweep_pending_events", 60),
     "Consolidation: pending extraction, near-duplicate merge": ("memory.tasks.consolidate", 300),
     "Delete expired data exports": ("privacy.tasks.cleanup_exports", 3600),
