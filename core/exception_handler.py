@@ -2,9 +2,12 @@
 
 from typing import Any
 
+import redis
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
+from kombu.exceptions import OperationalError as BrokerOperationalError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -25,6 +28,22 @@ _CODES_BY_STATUS = {
 }
 
 
+# A backing service is down (database, or Redis as broker / cache): the request may succeed
+# again shortly, so the client gets 503 with Retry-After instead of a 500.
+RETRY_AFTER_SECONDS = 5
+MSG_DATABASE_UNAVAILABLE = "The database is unavailable right now; retry shortly."
+MSG_BROKER_UNAVAILABLE = "The message broker is unavailable right now; retry shortly."
+
+
+def outage_message(exc: BaseException) -> str | None:
+    """The 503 message for an outage of a backing service, None for any other error."""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return MSG_DATABASE_UNAVAILABLE
+    if isinstance(exc, redis.ConnectionError | redis.TimeoutError | BrokerOperationalError):
+        return MSG_BROKER_UNAVAILABLE
+    return None
+
+
 def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "fields": fields or {}}}
 
@@ -39,6 +58,12 @@ def _flatten(detail: Any) -> Any:
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if (message := outage_message(exc)) is not None:
+        response = Response(
+            error_body("service_unavailable", message), status=status.HTTP_503_SERVICE_UNAVAILABLE
+        )
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     if isinstance(exc, ApplicationError):
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
     if isinstance(exc, RequestDataTooBig):
