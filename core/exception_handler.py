@@ -1,5 +1,6 @@
 """One error format for the whole API: {"error": {"code", "message", "fields"}}."""
 
+import logging
 from typing import Any
 
 import redis
@@ -13,6 +14,8 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from core.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
 
 _CODES_BY_STATUS = {
     400: "invalid",
@@ -32,13 +35,16 @@ _CODES_BY_STATUS = {
 # again shortly, so the client gets 503 with Retry-After instead of a 500.
 RETRY_AFTER_SECONDS = 5
 MSG_DATABASE_UNAVAILABLE = "The database is unavailable right now; retry shortly."
+MSG_DATABASE_CONFLICT = "The request collided with a concurrent one in the database; retry it."
 MSG_BROKER_UNAVAILABLE = "The message broker is unavailable right now; retry shortly."
 
 
 def outage_message(exc: BaseException) -> str | None:
     """The 503 message for an outage of a backing service, None for any other error."""
     if isinstance(exc, OperationalError | InterfaceError):
-        return MSG_DATABASE_UNAVAILABLE
+        # SQLSTATE class 40 (deadlock, serialization failure): the server is up; retrying works.
+        sqlstate = getattr(exc.__cause__, "sqlstate", None) or ""
+        return MSG_DATABASE_CONFLICT if sqlstate.startswith("40") else MSG_DATABASE_UNAVAILABLE
     if isinstance(exc, redis.ConnectionError | redis.TimeoutError | BrokerOperationalError):
         return MSG_BROKER_UNAVAILABLE
     return None
@@ -59,6 +65,7 @@ def _flatten(detail: Any) -> Any:
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if (message := outage_message(exc)) is not None:
+        logger.warning("503 for %s: %s: %s", context["request"].path, type(exc).__name__, exc)
         response = Response(
             error_body("service_unavailable", message), status=status.HTTP_503_SERVICE_UNAVAILABLE
         )

@@ -9,6 +9,7 @@ import pytest
 from django.db import close_old_connections, connection
 from django.test import override_settings
 
+from audit.services import SYSTEM
 from memory.models import Event
 
 MEMORIES = "/api/v1/subjects/{}/memories"
@@ -103,3 +104,43 @@ def test_it_answers_503_json_when_redis_is_down_under_a_request(cast):
         request.method = "GET"
         response = NeedsTheCache.as_view()(request)
     assert_503_shape(response.render())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_deadlock_is_a_503_that_says_retry_not_database_down(cast):
+    import threading
+
+    from django.db import OperationalError, transaction
+
+    from core.exception_handler import MSG_DATABASE_CONFLICT, outage_message
+    from memory.models import Subject
+    from memory.services import subject_get_or_create
+
+    first, second = (
+        subject_get_or_create(tenant=cast.tenant_a, external_id=name, actor=SYSTEM).pk
+        for name in ("lock-1", "lock-2")
+    )
+    barrier = threading.Barrier(2)
+    errors: list[Exception] = []
+
+    def lock_in_order(order: tuple[int, int]) -> None:
+        try:
+            with transaction.atomic():
+                Subject.objects.select_for_update().get(pk=order[0])
+                barrier.wait()
+                Subject.objects.select_for_update().get(pk=order[1])
+        except OperationalError as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=lock_in_order, args=(order,))
+        for order in ((first, second), (second, first))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(errors) == 1
+    assert outage_message(errors[0]) == MSG_DATABASE_CONFLICT
