@@ -1,16 +1,22 @@
 """One error format for the whole API: {"error": {"code", "message", "fields"}}."""
 
+import logging
 from typing import Any
 
+import redis
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
+from kombu.exceptions import OperationalError as BrokerOperationalError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from core.db_retry import DB_RETRY_ATTEMPTS, is_transient_db_error, run_with_db_retry
 from core.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
 
 _CODES_BY_STATUS = {
     400: "invalid",
@@ -24,6 +30,25 @@ _CODES_BY_STATUS = {
     423: "locked",
     429: "throttled",
 }
+
+
+# A backing service is down (database, or Redis as broker / cache): the request may succeed
+# again shortly, so the client gets 503 with Retry-After instead of a 500.
+RETRY_AFTER_SECONDS = 5
+MSG_DATABASE_UNAVAILABLE = "The database is unavailable right now; retry shortly."
+MSG_DATABASE_CONFLICT = "The request collided with a concurrent one in the database; retry it."
+MSG_BROKER_UNAVAILABLE = "The message broker is unavailable right now; retry shortly."
+
+
+def outage_message(exc: BaseException) -> str | None:
+    """The 503 message for an outage of a backing service, None for any other error."""
+    if isinstance(exc, OperationalError | InterfaceError):
+        # SQLSTATE class 40 (deadlock, serialization failure): the server is up; retrying works.
+        sqlstate = getattr(exc.__cause__, "sqlstate", None) or ""
+        return MSG_DATABASE_CONFLICT if sqlstate.startswith("40") else MSG_DATABASE_UNAVAILABLE
+    if isinstance(exc, redis.ConnectionError | redis.TimeoutError | BrokerOperationalError):
+        return MSG_BROKER_UNAVAILABLE
+    return None
 
 
 def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -54,14 +79,14 @@ def _retry_handler(context: dict[str, Any]) -> Response | None:
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if is_transient_db_error(exc):
-        if not context.get("db_retried"):
-            return _retry_handler(context)
+    if is_transient_db_error(exc) and not context.get("db_retried"):
+        return _retry_handler(context)  # a deadlock victim: its transaction is gone, rerun it
+    if (message := outage_message(exc)) is not None:
+        logger.warning("503 for %s: %s: %s", context["request"].path, type(exc).__name__, exc)
         response = Response(
-            error_body("database_busy", "The database is busy; retry in a moment."),
-            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            error_body("service_unavailable", message), status=status.HTTP_503_SERVICE_UNAVAILABLE
         )
-        response["Retry-After"] = "1"
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
     if isinstance(exc, ApplicationError):
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)

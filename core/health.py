@@ -26,14 +26,19 @@ def redis_client() -> redis.Redis:
     )
 
 
-def check_database() -> dict[str, Any]:
+def check_database() -> tuple[dict[str, Any], dict[str, Any]]:
+    # Reported so an operator can see that dead persistent connections are replaced.
+    health_checks = bool(connection.settings_dict.get("CONN_HEALTH_CHECKS"))
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
             row = cursor.fetchone()
     except Exception as exc:  # noqa: BLE001 - any failure means the database is down
-        return {"ok": False, "error": type(exc).__name__}, {"ok": False, "error": "database down"}
-    db = {"ok": True}
+        return (
+            {"ok": False, "error": type(exc).__name__, "conn_health_checks": health_checks},
+            {"ok": False, "error": "database down"},
+        )
+    db = {"ok": True, "conn_health_checks": health_checks}
     vector = {"ok": row is not None, "version": row[0] if row else None}
     return db, vector
 
@@ -57,6 +62,18 @@ def check_worker() -> dict[str, Any]:
     return {"ok": age <= settings.ENGRAM_WORKER_HEARTBEAT_TTL, "last_seen_seconds": round(age, 1)}
 
 
+def check_outbox(*, database_ok: bool) -> dict[str, Any]:
+    """Task messages waiting for the broker; not ok once the oldest waits too long."""
+    if not database_ok:
+        return {"ok": False, "error": "database down"}
+    from core.outbox import outbox_backlog
+
+    try:
+        return outbox_backlog()
+    except Exception as exc:  # noqa: BLE001 - the database went away between two checks
+        return {"ok": False, "error": type(exc).__name__}
+
+
 def health_report() -> tuple[bool, dict[str, Any]]:
     database, vector = check_database()
     checks = {
@@ -64,6 +81,7 @@ def health_report() -> tuple[bool, dict[str, Any]]:
         "vector": vector,
         "redis": check_redis(),
         "worker": check_worker(),
+        "outbox": check_outbox(database_ok=database["ok"]),
     }
     return all(check["ok"] for check in checks.values()), checks
 

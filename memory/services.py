@@ -26,13 +26,15 @@ from pgvector.django import CosineDistance
 
 from accounts.models import Agent, Tenant
 from audit.services import Actor, audit_record
-from core.db_retry import run_with_db_retry
 from core.exceptions import ApplicationError, SubjectPaused
+from core.outbox import outbox_enqueue, outbox_relay, outbox_send, outbox_waiting_args
 from memory import aliases, decisions, pii, textsearch
 from memory.embeddings import get_embedder
 from memory.extraction import topics
 from memory.extraction.base import Candidate, ExtractionError, KnownMemory, Turn
 from memory.models import Event, Memory, Observation, RecallTrace, Subject
+from memory.tasks import extract_events as extract_events_task
+from memory.tasks import record_recall as record_recall_task
 
 logger = logging.getLogger(__name__)
 
@@ -132,8 +134,9 @@ def events_append(
 
     1. Resolve (or create) the subject; a paused subject refuses writes (423).
     2. Return stored events for known `client_event_id`s, insert the rest.
-    3. After commit, queue extraction (`async`); if the broker is down the events stay
-       `pending` and the sweeper queues them later — nothing accepted is lost.
+    3. `async`: the extraction message is stored in the outbox in the same transaction (the
+       events are `queued`) and published after commit; while the broker is down it waits
+       there and the relay publishes it later — nothing accepted is lost, nothing blocks.
     """
     existing_subject = Subject.objects.filter(tenant=tenant, external_id=external_id).first()
     if existing_subject is not None:
@@ -145,7 +148,7 @@ def events_append(
     initial_status = {
         "none": Event.ExtractionStatus.SKIPPED,
         "sync": Event.ExtractionStatus.QUEUED,
-        "async": Event.ExtractionStatus.PENDING,
+        "async": Event.ExtractionStatus.QUEUED,
     }[extract]
 
     for attempt in range(2):
@@ -170,7 +173,7 @@ def events_append(
                         changed_fields=["events"],
                     )
                 if extract == "async" and new_ids:
-                    transaction.on_commit(lambda ids=tuple(new_ids): enqueue_extraction(ids))
+                    outbox_enqueue(task=extract_events_task, args=[new_ids])
             break
         except IntegrityError:
             # A concurrent request stored the same client_event_id first: retry once, and
@@ -228,30 +231,29 @@ def _insert_events(
     return order, [event.pk for event in created]
 
 
-def enqueue_extraction(event_ids: Iterable[int]) -> bool:
-    """Hand events to a worker; on a broker failure leave them `pending` for the sweeper."""
-    from memory.tasks import extract_events as extract_events_task
-
+def enqueue_extraction(event_ids: Iterable[int]) -> None:
+    """Hand events to a worker through the outbox (called outside a transaction)."""
     ids = list(event_ids)
-    try:
-        extract_events_task.delay(ids)
-    except Exception:  # noqa: BLE001 - any broker/transport failure: the sweeper retries
-        logger.warning("broker unavailable; %d event(s) stay pending for the sweeper", len(ids))
-        return False
-    Event.objects.filter(pk__in=ids, extraction_status=Event.ExtractionStatus.PENDING).update(
-        extraction_status=Event.ExtractionStatus.QUEUED
-    )
-    return True
+    with transaction.atomic():
+        Event.objects.filter(pk__in=ids, extraction_status=Event.ExtractionStatus.PENDING).update(
+            extraction_status=Event.ExtractionStatus.QUEUED
+        )
+        message = outbox_enqueue(task=extract_events_task, args=[ids], relay_on_commit=False)
+    outbox_relay(ids=[message.pk])
 
 
 def events_sweep_pending(*, older_than_seconds: int, limit: int = 1000) -> int:
-    """Queue events left `pending` (broker was down) or `queued` too long (task lost)."""
+    """Queue events left `pending` (a crashed inline extraction) or `queued` too long (the
+    broker lost the message, e.g. a Redis restart). Events whose message still waits in the
+    outbox are skipped: it has not even been published yet."""
     cutoff = timezone.now() - dt.timedelta(seconds=older_than_seconds)
+    waiting = outbox_waiting_args(task=extract_events_task)
     stale = list(
         Event.objects.filter(
             extraction_status__in=[Event.ExtractionStatus.PENDING, Event.ExtractionStatus.QUEUED],
             received_at__lte=cutoff,
         )
+        .exclude(pk__in={pk for args in waiting for pk in args[0]})
         .order_by("received_at")
         .values_list("pk", flat=True)[:limit]
     )
@@ -1080,16 +1082,15 @@ def recall_record(*, trace: dict[str, Any], actor: Actor) -> RecallTrace | None:
 
 
 def recall_record_later(*, trace: dict[str, Any], actor: Actor) -> None:
-    from memory.tasks import record_recall as record_recall_task
-
-    try:
-        record_recall_task.delay(
+    """Record the trace after the answer, through the outbox (it waits there while the
+    broker is down, instead of costing the request an inline write or a timeout)."""
+    outbox_send(
+        task=record_recall_task,
+        args=[
             trace,
             {"type": actor.type, "id": actor.id, "request_id": actor.request_id, "ip": actor.ip},
-        )
-    except Exception:  # noqa: BLE001 - broker down: record inline rather than lose the trace
-        logger.warning("broker unavailable; recording recall trace inline")
-        run_with_db_retry(lambda: recall_record(trace=trace, actor=actor))
+        ],
+    )
 
 
 # --------------------------------------------------------------------------- maintenance

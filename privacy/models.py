@@ -86,3 +86,22 @@ class DataSubjectRequest(BaseModel):
 
     def __str__(self) -> str:
         return f"{self.kind} case {self.public_id}"
+
+
+class PortalLinkNonce(models.Model):
+    """The nonce of a `/me/` sign-in link that has been used once.
+
+    Lives in PostgreSQL, not in the cache: a Redis restart, flush or failover must not make a
+    used single-use link work again. The unique index is the atomic "first use wins"; rows are
+    pruned once the link they belong to has expired anyway (`portal_nonces_prune`).
+    """
+
+    nonce = models.CharField(max_length=64, unique=True)
+    used_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["expires_at"], name="portal_nonce_expiry")]  # the prune
+
+    def __str__(self) -> str:
+        return f"portal nonce used {self.used_at:%Y-%m-%d %H:%M}"

@@ -3,19 +3,21 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import secrets
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
-from django.core.cache import cache
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.urls import reverse
+from django.utils import timezone
 
 from audit.services import Actor, audit_record
 from core.exceptions import ApplicationError
 from memory.models import Subject
+from privacy.models import PortalLinkNonce
 
 PORTAL_SALT = "engram.privacy.portal"
 MSG_BAD_LINK = "This sign-in link is invalid, expired or already used. Ask the app for a new one."
@@ -45,15 +47,33 @@ def portal_token_consume(token: str) -> Subject:
         )
     except signing.BadSignature as exc:
         raise ApplicationError("bad_link", MSG_BAD_LINK, status_code=404) from exc
-    # cache.add is atomic in Redis: only the first use of a nonce succeeds.
-    if not cache.add(
-        f"portal-nonce:{payload['n']}", 1, timeout=settings.ENGRAM_PORTAL_LINK_MAX_AGE + 60
-    ):
+    if not _nonce_consume(payload["n"]):
         raise ApplicationError("bad_link", MSG_BAD_LINK, status_code=404)
     subject = Subject.objects.filter(pk=payload["s"], tenant_id=payload["t"]).first()
     if subject is None:
         raise ApplicationError("bad_link", MSG_BAD_LINK, status_code=404)
     return subject
+
+
+def _nonce_consume(nonce: str) -> bool:
+    """Mark a link's nonce used; False if it already was (the unique index decides races).
+
+    The row outlives the link: the link was issued before now, so it has expired by
+    now + max age, after which its signature check refuses it anyway.
+    """
+    expires_at = timezone.now() + dt.timedelta(seconds=settings.ENGRAM_PORTAL_LINK_MAX_AGE)
+    try:
+        with transaction.atomic():
+            PortalLinkNonce.objects.create(nonce=nonce, expires_at=expires_at)
+    except IntegrityError:
+        return False
+    return True
+
+
+def portal_nonces_prune() -> int:
+    """Delete used nonces whose links have expired; returns how many."""
+    deleted, _ = PortalLinkNonce.objects.filter(expires_at__lt=timezone.now()).delete()
+    return deleted
 
 
 def end_user_for(*, subject: Subject, actor: Actor) -> Any:

@@ -647,6 +647,8 @@ def event_redact(
 
 
 def _start_export(case: DataSubjectRequest, actor: Actor) -> None:
+    """Mark the case running and queue its build through the outbox (same transaction)."""
+    from core.outbox import outbox_enqueue, outbox_relay
     from privacy.tasks import build_export as build_export_task
 
     with transaction.atomic():
@@ -664,11 +666,8 @@ def _start_export(case: DataSubjectRequest, actor: Actor) -> None:
             tenant_id=case.tenant_id,
             subject_id=case.subject_pk,
         )
-    try:
-        build_export_task.delay(case.pk)
-    except Exception:  # noqa: BLE001 - broker down: build inline rather than lose the request
-        logger.warning("broker unavailable; building export for case %s inline", case.pk)
-        export_build(case_id=case.pk)
+        message = outbox_enqueue(task=build_export_task, args=[case.pk], relay_on_commit=False)
+    outbox_relay(ids=[message.pk])
 
 
 def _progress(case_id: int, percent: int, note: str) -> None:

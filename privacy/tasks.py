@@ -28,3 +28,10 @@ def cleanup_exports() -> int:
     from privacy.services import exports_cleanup
 
     return exports_cleanup(actor=actor_for_task("cleanup_exports"))
+
+
+@shared_task
+def prune_portal_nonces() -> int:
+    from privacy.portal import portal_nonces_prune
+
+    return portal_nonces_prune()

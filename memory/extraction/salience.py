@@ -233,9 +233,8 @@ def is_question(text: str) -> bool:
     if _FIRST_PERSON.search(text):
         return False
     core = strip_noise_tokens(text)
-    return (
-        bool(_A_NOT_A.search(text) or _ASKS.search(text))
-        or bool(re.search(r"是.{1,20}吧$", core))
+    return bool(_A_NOT_A.search(text) or _ASKS.search(text)) or bool(
+        re.search(r"是.{1,20}吧$", core)
     )
 
 

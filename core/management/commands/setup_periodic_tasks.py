@@ -4,9 +4,11 @@ from django_celery_beat.models import CrontabSchedule, IntervalSchedule, Periodi
 
 # name → (task, every N seconds)
 PERIODIC_TASKS = {
+    "Relay outbox messages (after broker outages)": ("core.tasks.outbox_relay", 10),
     "Queue events left pending (broker outages)": ("memory.tasks.sweep_pending_events", 60),
     "Consolidation: pending extraction, near-duplicate merge": ("memory.tasks.consolidate", 300),
     "Delete expired data exports": ("privacy.tasks.cleanup_exports", 3600),
+    "Forget used portal-link nonces of expired links": ("privacy.tasks.prune_portal_nonces", 3600),
 }
 # name → (task, hour, minute) in CELERY_TIMEZONE
 DAILY_TASKS = {

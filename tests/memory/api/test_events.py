@@ -125,7 +125,10 @@ def broker_down():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_it_keeps_events_pending_when_the_broker_is_down(cast):
+def test_it_keeps_the_extraction_in_the_outbox_while_the_broker_is_down(cast):
+    from core.models import OutboxMessage
+    from core.outbox import outbox_relay
+
     with broker_down():
         response = post_events(
             cast.alice_client,
@@ -135,14 +138,14 @@ def test_it_keeps_events_pending_when_the_broker_is_down(cast):
         )
         assert response.status_code == 201
         event = Event.objects.get(subject__external_id="u-down")
-        assert event.extraction_status == "pending"
-    # Broker back: the sweeper picks the event up and it gets extracted.
-    from memory.services import events_sweep_pending
-
-    assert events_sweep_pending(older_than_seconds=0) == 1
+        assert event.extraction_status == "queued"
+        assert OutboxMessage.objects.get().args == [[event.pk]]
+    # Broker back: the beat relay publishes the message and the event gets extracted.
+    assert outbox_relay() == 1
     event.refresh_from_db()
     assert event.extraction_status == "done"
     assert Memory.objects.filter(subject__external_id="u-down", content__contains="香菜").exists()
+    assert not OutboxMessage.objects.exists()
 
 
 @pytest.mark.parametrize(
