@@ -31,6 +31,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from accounts.services import subject_scope_for_actor
 from audit.services import Actor, audit_record
 from memory import decisions
 from memory.models import Memory, Observation
@@ -346,9 +347,11 @@ def _older_twin(memory: Memory) -> Memory | None:
 
 
 def memories_flag_for_document(*, tenant_id: int, doc_id: str, actor: Actor) -> int:
-    """A knowledge-base document changed: every memory linked to it needs review."""
+    """A knowledge-base document changed: every memory linked to it needs review — of the
+    subjects the actor may change (a restricted agent: its granted subjects only)."""
     memories = list(
         Memory.objects.filter(
+            subject_scope_for_actor(actor=actor, tenant_id=tenant_id),
             tenant_id=tenant_id,
             linked_doc_id=doc_id,
             status__in=[Memory.Status.ACTIVE, Memory.Status.OBSERVED],

@@ -27,6 +27,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from accounts.models import Tenant
+from accounts.services import subject_access_check
 from audit.models import AuditEntry
 from audit.services import Actor, audit_record
 from core.exceptions import ApplicationError
@@ -226,6 +227,7 @@ def subject_erase(
     3. Scan every table for the subject's id and the fingerprints; the receipt lists rows
        deleted per table and the residue found (which must be zero).
     """
+    subject_access_check(actor=actor, subject=subject)  # grants: 404 for an ungranted agent
     started = timezone.now()
     clock = time.perf_counter()
     timings: dict[str, float] = {}
