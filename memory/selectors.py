@@ -35,7 +35,7 @@ class Page:
 
 
 def validate_subject_id(external_id: str) -> str:
-    if not SUBJECT_ID_RE.match(external_id or ""):
+    if not SUBJECT_ID_RE.fullmatch(external_id or ""):
         raise ApplicationError(
             "invalid_subject_id", MSG_BAD_SUBJECT, fields={"subject_id": [MSG_BAD_SUBJECT]}
         )
