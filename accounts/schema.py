@@ -8,6 +8,8 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
+from core.validation import NO_NUL_PATTERN
+
 ERROR_DESCRIPTIONS = {
     400: "Invalid input: see `error.fields` (`invalid`), a body that is not JSON "
     "(`malformed_json`), or a parameter that cannot be stored (NUL, lone surrogates).",
@@ -56,6 +58,14 @@ class AgentApiSchema(AutoSchema):
 
     def _map_serializer_field(self, field: Any, direction: str, bypass_extensions: bool = False):
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if (
+            direction == "request"
+            and isinstance(field, serializers.CharField)
+            and isinstance(schema, dict)
+            and not {"pattern", "format", "enum", "$ref"} & set(schema)
+        ):
+            # DRF refuses NUL in every CharField (lone surrogates cannot occur in valid UTF-8)
+            schema["pattern"] = NO_NUL_PATTERN
         if isinstance(field, serializers.ListSerializer) and isinstance(schema, dict):
             minimum = field.min_length if field.min_length is not None else 0
             if not field.allow_empty:

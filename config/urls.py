@@ -11,7 +11,7 @@ from core.views import healthz
 
 
 @csrf_exempt  # agents send no CSRF token; a POST to a wrong path must still get the JSON 404
-def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+def api_not_found(request: HttpRequest) -> JsonResponse:
     """Any /api/ path no route matches: the API's JSON error shape, not Django's HTML 404."""
     return JsonResponse(error_body("not_found", "No such API endpoint."), status=404)
 
@@ -26,7 +26,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include("memory.urls")),
-    re_path(r"^api/(?P<path>.*)$", api_not_found),  # after every /api/ route
+    re_path(r"^api/", api_not_found),  # after every /api/ route
     path("console/", include("console.urls")),
     path("me/", include("privacy.urls_me")),
 ]

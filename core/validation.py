@@ -16,6 +16,9 @@ from typing import Any
 # Characters PostgreSQL cannot store in text/jsonb (NUL) or UTF-8 cannot encode (surrogates).
 UNSTORABLE_CHARS = re.compile("[\x00\ud800-\udfff]")
 
+# The same rule for OpenAPI (ECMA regex): what a client may send in a string.
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+
 MSG_UNSTORABLE = "must not contain NUL characters or lone surrogates (U+D800–U+DFFF)."
 
 

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from accounts.models import Agent
 from audit.services import actor_for_agent
 from core.exceptions import ApplicationError, NotFound
-from core.validation import text_problem
+from core.validation import NO_NUL_PATTERN, text_problem
 from memory import selectors, services
 from memory.extraction.base import Candidate
 from memory.models import Event, Subject
@@ -55,8 +55,13 @@ class AgentApiView(APIView):
             "maxLength": 128,
         },
         "memory_id": {"type": "integer", "minimum": 0},
-        "session_id": {"type": "string", "minLength": 1, "maxLength": 128},
-        "doc_id": {"type": "string", "minLength": 1, "maxLength": 200},
+        "session_id": {
+            "type": "string",
+            "pattern": NO_NUL_PATTERN,
+            "minLength": 1,
+            "maxLength": 128,
+        },
+        "doc_id": {"type": "string", "pattern": NO_NUL_PATTERN, "minLength": 1, "maxLength": 200},
     }
     # Domain errors per method for the schema (the shared ones are added by AgentApiSchema).
     error_statuses: ClassVar[dict[str, tuple[int, ...]]] = {}
@@ -208,7 +213,9 @@ class MemoriesApi(AgentApiView):
         )
 
     @extend_schema(
-        request=MemoryCreateInputSerializer, responses={201: WriteResultOutputSerializer}
+        request=MemoryCreateInputSerializer,
+        # 200 when the memory was merged into an existing one (nothing new was created)
+        responses={201: WriteResultOutputSerializer, 200: WriteResultOutputSerializer},
     )
     def post(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)

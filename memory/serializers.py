@@ -132,7 +132,7 @@ class EventsAppendOutputSerializer(serializers.Serializer):
 
 class EventListQuerySerializer(serializers.Serializer):
     session_id = serializers.CharField(required=False, max_length=128)
-    cursor = serializers.CharField(required=False)
+    cursor = serializers.CharField(required=False, max_length=64)  # the `next` of a page
     limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
 
 
@@ -145,7 +145,7 @@ class MemoryListQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Memory.Status.values, required=False)
     category = serializers.ChoiceField(choices=Memory.Category.values, required=False)
     q = serializers.CharField(required=False, max_length=500)
-    cursor = serializers.CharField(required=False)
+    cursor = serializers.CharField(required=False, max_length=64)  # the `next` of a page
     limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
 
 

@@ -930,7 +930,9 @@ def memory_correct(
     now = timezone.now()
     with transaction.atomic():
         Subject.objects.select_for_update().filter(pk=memory.subject_id).first()
-        old = Memory.objects.select_for_update().get(pk=memory.pk)
+        old = Memory.objects.select_for_update().filter(pk=memory.pk).first()
+        if old is None:  # deleted (or merged away) since the caller loaded it
+            raise NotFound("No such memory.")
         if old.status in (Memory.Status.SUPERSEDED, Memory.Status.PURGE_PENDING):
             raise ApplicationError(
                 "not_current", MSG_NOT_CURRENT.format(status=old.status), status_code=409

@@ -107,6 +107,7 @@ def test_the_documented_event_limit_follows_the_setting(client, settings):
         ("post", "/api/v1/subjects/u1/unknown"),
         ("get", "/api/v1/subjects/u1/memories/abc"),
         ("delete", "/api/v1/"),
+        ("get", "/api/v1/subjects/%0Au1/memories/null/history"),  # a newline in the path
     ],
 )
 def test_an_unmatched_api_path_answers_a_json_404(client, method, path):
@@ -120,3 +121,15 @@ def test_paths_outside_the_api_keep_the_html_404(client):
     response = client.get("/nothing-here")
     assert response.status_code == 404
     assert "application/json" not in response["Content-Type"]
+
+
+def test_request_strings_document_that_nul_is_refused(client):
+    components = _schema(client)["components"]["schemas"]
+    query = components["RecallInputRequest"]["properties"]["query"]
+    assert query["pattern"] == "^[^\\u0000]*$"
+    assert components["RecallInputRequest"]["properties"]["entities"]["items"]["pattern"]
+
+
+def test_a_merge_into_an_existing_memory_is_a_documented_200(client):
+    responses = _schema(client)["paths"]["/api/v1/subjects/{subject_id}/memories"]["post"]
+    assert {"200", "201"} <= set(responses["responses"])

@@ -146,3 +146,26 @@ def test_string_fields_refuse_nul_and_lone_surrogates(cast, body):
     )
     assert response.status_code == 400
     assert error_code(response) == "invalid"
+
+
+def test_correcting_a_memory_deleted_meanwhile_is_a_404(cast):
+    from audit.services import SYSTEM
+    from core.exceptions import NotFound
+    from memory.models import Memory
+    from memory.services import memory_correct
+
+    created = cast.alice_client.post(
+        "/api/v1/subjects/u1/memories",
+        {"content": "The user likes chess", "category": "preference"},
+        format="json",
+    ).json()["memory"]
+    loaded = Memory.objects.get(pk=created["id"])  # what the view loaded before the DELETE
+    Memory.objects.filter(pk=loaded.pk).delete()
+    with pytest.raises(NotFound):
+        memory_correct(memory=loaded, content="The user loves chess", actor=SYSTEM)
+
+
+def test_an_overlong_cursor_is_a_400(cast):
+    response = cast.alice_client.get("/api/v1/subjects/u1/events", {"cursor": "x" * 65})
+    assert response.status_code == 400
+    assert "cursor" in response.json()["error"]["fields"]
