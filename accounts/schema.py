@@ -8,7 +8,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
-from core.validation import NO_NUL_PATTERN
+from core.validation import NO_NUL_PATTERN, NON_BLANK_NO_NUL_PATTERN
 
 ERROR_DESCRIPTIONS = {
     400: "Invalid input: see `error.fields` (`invalid`), a body that is not JSON "
@@ -65,7 +65,11 @@ class AgentApiSchema(AutoSchema):
             and not {"pattern", "format", "enum", "$ref"} & set(schema)
         ):
             # DRF refuses NUL in every CharField (lone surrogates cannot occur in valid UTF-8)
-            schema["pattern"] = NO_NUL_PATTERN
+            # and, when it trims, a value that is only whitespace. A field that may be blank
+            # gets the non-blank pattern too: drf-spectacular adds "" as a separate `oneOf`
+            # branch, which a pattern matching "" would make ambiguous.
+            keeps_whitespace = not field.trim_whitespace and not field.allow_blank
+            schema["pattern"] = NO_NUL_PATTERN if keeps_whitespace else NON_BLANK_NO_NUL_PATTERN
         if isinstance(field, serializers.ListSerializer) and isinstance(schema, dict):
             minimum = field.min_length if field.min_length is not None else 0
             if not field.allow_empty:

@@ -16,8 +16,10 @@ from typing import Any
 # Characters PostgreSQL cannot store in text/jsonb (NUL) or UTF-8 cannot encode (surrogates).
 UNSTORABLE_CHARS = re.compile("[\x00\ud800-\udfff]")
 
-# The same rule for OpenAPI (ECMA regex): what a client may send in a string.
+# The same rule for OpenAPI (ECMA regex): what a client may send in a string, and in one that
+# is trimmed and may not be blank (at least one character besides whitespace).
 NO_NUL_PATTERN = "^[^\\u0000]*$"
+NON_BLANK_NO_NUL_PATTERN = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
 
 MSG_UNSTORABLE = "must not contain NUL characters or lone surrogates (U+D800–U+DFFF)."
 

@@ -987,6 +987,9 @@ def memory_delete(*, memory: Memory, actor: Actor, reason: str = "") -> None:
     _check_access(actor, memory)
     with transaction.atomic():
         tenant_id, subject_id, memory_id = memory.tenant_id, memory.subject_id, memory.pk
+        # Corrections lock the subject too: a version written meanwhile is committed before
+        # the links below are cleared (else its `supersedes` fails the FK at COMMIT).
+        Subject.objects.select_for_update().filter(pk=subject_id).first()
         # Keep the chain consistent for the remaining versions.
         Memory.objects.filter(superseded_by_id=memory_id).update(superseded_by=None)
         Memory.objects.filter(pk=memory_id).delete()

@@ -124,10 +124,18 @@ def test_paths_outside_the_api_keep_the_html_404(client):
 
 
 def test_request_strings_document_that_nul_is_refused(client):
+    from core.validation import NO_NUL_PATTERN, NON_BLANK_NO_NUL_PATTERN
+
     components = _schema(client)["components"]["schemas"]
     query = components["RecallInputRequest"]["properties"]["query"]
-    assert query["pattern"] == "^[^\\u0000]*$"
+    assert query["pattern"] == NON_BLANK_NO_NUL_PATTERN  # trimmed, may not be blank
     assert components["RecallInputRequest"]["properties"]["entities"]["items"]["pattern"]
+    content = components["EventInputRequest"]["properties"]["content"]
+    assert content["pattern"] == NO_NUL_PATTERN  # kept as sent, whitespace included
+    # may be blank: "" is its own oneOf branch, so the other one must not match ""
+    linked_doc = components["MemoryCreateInputRequest"]["properties"]["linked_doc_id"]["oneOf"]
+    assert linked_doc[0]["pattern"] == NON_BLANK_NO_NUL_PATTERN
+    assert linked_doc[1] == {"type": "string", "maxLength": 0}
 
 
 def test_a_merge_into_an_existing_memory_is_a_documented_200(client):
