@@ -141,3 +141,10 @@ def test_request_strings_document_that_nul_is_refused(client):
 def test_a_merge_into_an_existing_memory_is_a_documented_200(client):
     responses = _schema(client)["paths"]["/api/v1/subjects/{subject_id}/memories"]["post"]
     assert {"200", "201"} <= set(responses["responses"])
+
+
+def test_the_schema_and_docs_urls_still_get_their_trailing_slash(client):
+    for path in ("/api/schema", "/api/docs"):
+        response = client.get(path)
+        assert response.status_code == 301
+        assert response["Location"] == f"{path}/"
