@@ -1,4 +1,5 @@
-"""State changes for tenants and agents. Each writes its audit entry in the same transaction."""
+"""State changes for tenants and agents (each writes its audit entry in the same transaction),
+and the grant guards every service that changes a subject's data calls with its actor."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
