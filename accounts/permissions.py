@@ -1,8 +1,32 @@
+"""Who may do what: the agent API's scope check and the per-subject grant predicate."""
+
 from typing import Any
 
+from django.db.models import QuerySet
 from rest_framework.permissions import BasePermission
 
 from accounts.models import SCOPE_READ, SCOPE_WRITE, Agent
+
+SUBJECT_ACCESS_PERM = "memory.access_subject"  # the guardian object permission of a grant
+
+
+def agent_may_access_subject(agent: Agent, subject: Any) -> bool:
+    """The one grant rule: an agent sees subjects of its own tenant, and a restricted agent
+    only those it was granted (django-guardian `memory.access_subject` on the Subject row)."""
+    if subject.tenant_id != agent.tenant_id:
+        return False
+    if not agent.restricted_to_granted_subjects:
+        return True
+    return agent.user is not None and agent.user.has_perm(SUBJECT_ACCESS_PERM, subject)
+
+
+def agent_granted_subjects(agent: Agent) -> QuerySet:
+    """The Subject rows granted to an agent (object permissions only, never a global one)."""
+    from guardian.shortcuts import get_objects_for_user
+
+    return get_objects_for_user(
+        agent.user, SUBJECT_ACCESS_PERM, accept_global_perms=False, with_superuser=False
+    ).filter(tenant_id=agent.tenant_id)
 
 
 class IsAgent(BasePermission):

@@ -1,20 +1,26 @@
-"""State changes for tenants and agents. Each writes its audit entry in the same transaction."""
+"""State changes for tenants and agents (each writes its audit entry in the same transaction),
+and the grant guards every service that changes a subject's data calls with its actor."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
 from accounts import keys
 from accounts.models import AGENT_SCOPES, Agent, Tenant
+from accounts.permissions import agent_granted_subjects, agent_may_access_subject
+from audit.models import AuditEntry
 from audit.services import Actor, audit_record
-from core.exceptions import ApplicationError
+from core.exceptions import ApplicationError, NotFound
 
 MSG_UNKNOWN_SCOPE = "Unknown scope {scope!r}; choose from read, write, erase."
 MSG_NO_SCOPES = "An agent needs at least one scope."
+MSG_NO_SUBJECT = "No such subject."
 
 
 @dataclass(frozen=True)
@@ -128,3 +134,54 @@ def agent_touch(*, agent: Agent) -> None:
         return
     Agent.objects.filter(pk=agent.pk).update(last_used_at=now)
     agent.last_used_at = now
+
+
+# --------------------------------------------------------------------------- grant guards
+#
+# Every service that changes a subject's data calls one of these with its `actor`, so the
+# grant rule holds whichever door (API, task, command) the change came through. Actors that
+# are not agents (staff, the person on /me/, system jobs) pass: their doors check them.
+
+
+def _agent_for_actor(actor: Actor) -> Agent | None:
+    """The active agent behind an agent actor; None when it is gone, revoked or malformed."""
+    try:
+        pk = int(actor.id)
+    except ValueError:
+        return None
+    return Agent.objects.select_related("user").filter(pk=pk, is_active=True).first()
+
+
+def subject_access_check(*, actor: Actor, subject: Any) -> None:
+    """Raise NotFound (404, as if the subject did not exist) when an agent actor may not
+    change `subject`: another tenant's, or not granted to a restricted agent."""
+    if actor.type != AuditEntry.ActorType.AGENT:
+        return
+    agent = _agent_for_actor(actor)
+    if agent is None or not agent_may_access_subject(agent, subject):
+        raise NotFound(MSG_NO_SUBJECT)
+
+
+def subject_create_check(*, actor: Actor, tenant_id: int) -> None:
+    """Creating a subject on first write: a restricted agent may not (it can only be granted
+    existing subjects), nor an agent of another tenant."""
+    if actor.type != AuditEntry.ActorType.AGENT:
+        return
+    agent = _agent_for_actor(actor)
+    if agent is None or agent.tenant_id != tenant_id or agent.restricted_to_granted_subjects:
+        raise NotFound(MSG_NO_SUBJECT)
+
+
+def subject_scope_for_actor(*, actor: Actor, tenant_id: int) -> Q:
+    """Condition on `subject_id` for a tenant-wide change (e.g. flag every memory linked to a
+    document): the subjects the actor may change, nothing of another tenant's."""
+    if actor.type != AuditEntry.ActorType.AGENT:
+        return Q()
+    agent = _agent_for_actor(actor)
+    if agent is None or agent.tenant_id != tenant_id:
+        return Q(pk__in=[])
+    if not agent.restricted_to_granted_subjects:
+        return Q()
+    if agent.user is None:
+        return Q(pk__in=[])
+    return Q(subject_id__in=agent_granted_subjects(agent).values("pk"))

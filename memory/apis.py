@@ -1,7 +1,7 @@
 """The agent REST API (v1). Thin views: validate → one service/selector → serialize."""
 
 import uuid
-from typing import Any
+from typing import Any, ClassVar
 
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from accounts.models import Agent
 from audit.services import actor_for_agent
 from core.exceptions import ApplicationError, NotFound
+from core.validation import NO_NUL_PATTERN, text_problem
 from memory import selectors, services
 from memory.extraction.base import Candidate
 from memory.models import Event, Subject
@@ -41,6 +42,48 @@ from memory.serializers import (
 )
 
 
+class AgentApiView(APIView):
+    """Base of every agent endpoint: path parameters are validated here (400 in the error
+    shape, never a database error) and their constraints published in the schema."""
+
+    path_parameter_schemas: ClassVar[dict[str, dict[str, Any]]] = {
+        # subject_id is validated by selectors.validate_subject_id (a 400 before any lookup)
+        "subject_id": {
+            "type": "string",
+            "pattern": selectors.SUBJECT_ID_RE.pattern,
+            "minLength": 1,
+            "maxLength": 128,
+        },
+        "memory_id": {"type": "integer", "minimum": 0},
+        "session_id": {
+            "type": "string",
+            "pattern": NO_NUL_PATTERN,
+            "minLength": 1,
+            "maxLength": 128,
+        },
+        "doc_id": {"type": "string", "pattern": NO_NUL_PATTERN, "minLength": 1, "maxLength": 200},
+    }
+    # Domain errors per method for the schema (the shared ones are added by AgentApiSchema).
+    error_statuses: ClassVar[dict[str, tuple[int, ...]]] = {}
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        for name, value in kwargs.items():
+            if isinstance(value, str):
+                _validate_path_text(name, value, self.path_parameter_schemas.get(name, {}))
+
+
+def _validate_path_text(name: str, value: str, schema: dict[str, Any]) -> None:
+    problem = text_problem(value)
+    limit = schema.get("maxLength")
+    if problem is None and limit is not None and len(value) > limit:
+        problem = f"At most {limit} characters."
+    if problem is not None:
+        raise ApplicationError(
+            "invalid", f"The path parameter {name} is invalid.", fields={name: [problem]}
+        )
+
+
 def _agent(request: Request) -> Agent:
     return request.auth  # type: ignore[return-value]  # set by AgentKeyAuthentication
 
@@ -66,7 +109,9 @@ def _writable_subject(request: Request, subject_id: str):
     return subject
 
 
-class EventsApi(APIView):
+class EventsApi(AgentApiView):
+    error_statuses: ClassVar = {"post": (423,)}
+
     @extend_schema(
         request=EventsAppendInputSerializer, responses={201: EventsAppendOutputSerializer}
     )
@@ -139,7 +184,9 @@ def _validated(serializer_class: type, data: Any) -> dict:
     return serializer.validated_data
 
 
-class MemoriesApi(APIView):
+class MemoriesApi(AgentApiView):
+    error_statuses: ClassVar = {"post": (423,)}
+
     @extend_schema(
         operation_id="memories_list",
         parameters=[MemoryListQuerySerializer],
@@ -166,7 +213,9 @@ class MemoriesApi(APIView):
         )
 
     @extend_schema(
-        request=MemoryCreateInputSerializer, responses={201: WriteResultOutputSerializer}
+        request=MemoryCreateInputSerializer,
+        # 200 when the memory was merged into an existing one (nothing new was created)
+        responses={201: WriteResultOutputSerializer, 200: WriteResultOutputSerializer},
     )
     def post(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
@@ -211,7 +260,9 @@ class MemoriesApi(APIView):
         return Response(WriteResultOutputSerializer(result).data, status=code)
 
 
-class MemoryDetailApi(APIView):
+class MemoryDetailApi(AgentApiView):
+    error_statuses: ClassVar = {"patch": (409, 423)}
+
     @extend_schema(responses={200: MemoryOutputSerializer})
     def get(self, request: Request, subject_id: str, memory_id: int) -> Response:
         agent = _agent(request)
@@ -250,7 +301,7 @@ class MemoryDetailApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class MemoryHistoryApi(APIView):
+class MemoryHistoryApi(AgentApiView):
     @extend_schema(responses={200: MemoryHistoryOutputSerializer})
     def get(self, request: Request, subject_id: str, memory_id: int) -> Response:
         agent = _agent(request)
@@ -267,7 +318,8 @@ class MemoryHistoryApi(APIView):
         return Response(MemoryHistoryOutputSerializer({"results": versions}).data)
 
 
-class RecallApi(APIView):
+class RecallApi(AgentApiView):
+    error_statuses: ClassVar = {"post": (423,)}
     required_scope = "read"  # a POST, but a read
 
     @extend_schema(request=RecallInputSerializer, responses={200: RecallOutputSerializer})
@@ -303,7 +355,7 @@ class RecallApi(APIView):
         return Response(RecallOutputSerializer(body).data)
 
 
-class SessionContextApi(APIView):
+class SessionContextApi(AgentApiView):
     @extend_schema(
         parameters=[SessionContextQuerySerializer], responses={200: SessionContextOutputSerializer}
     )
@@ -321,7 +373,7 @@ class SessionContextApi(APIView):
         return Response(SessionContextOutputSerializer(context).data)
 
 
-class ProfileApi(APIView):
+class ProfileApi(AgentApiView):
     @extend_schema(parameters=[ProfileQuerySerializer], responses={200: ProfileOutputSerializer})
     def get(self, request: Request, subject_id: str) -> Response:
         agent = _agent(request)
@@ -338,21 +390,19 @@ class ProfileApi(APIView):
         return Response(ProfileOutputSerializer(body).data)
 
 
-class KnowledgeUpdatedApi(APIView):
+class KnowledgeUpdatedApi(AgentApiView):
     @extend_schema(request=None, responses={200: KnowledgeUpdatedOutputSerializer})
     def post(self, request: Request, doc_id: str) -> Response:
         from memory.lifecycle import memories_flag_for_document
 
         agent = _agent(request)
-        if not 0 < len(doc_id) <= 200:
-            raise ApplicationError("invalid", "doc_id must be 1–200 characters.")
         flagged = memories_flag_for_document(
             tenant_id=agent.tenant_id, doc_id=doc_id, actor=actor_for_agent(agent, request)
         )
         return Response(KnowledgeUpdatedOutputSerializer({"flagged": flagged}).data)
 
 
-class SubjectApi(APIView):
+class SubjectApi(AgentApiView):
     required_scope = "erase"
 
     @extend_schema(responses={200: ErasureReceiptOutputSerializer})
@@ -367,7 +417,9 @@ class SubjectApi(APIView):
         return Response(ErasureReceiptOutputSerializer(receipt).data)
 
 
-class PortalLinkApi(APIView):
+class PortalLinkApi(AgentApiView):
+    error_statuses: ClassVar = {"post": (423,)}
+
     @extend_schema(request=None, responses={201: PortalLinkOutputSerializer})
     def post(self, request: Request, subject_id: str) -> Response:
         from privacy.portal import portal_link_for

@@ -31,6 +31,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from accounts.services import subject_scope_for_actor
 from audit.services import Actor, audit_record
 from memory import decisions
 from memory.models import Memory, Observation
@@ -257,7 +258,13 @@ def memories_purge(*, actor: Actor, now: dt.datetime | None = None) -> int:
 def memories_consolidate(*, actor: Actor, limit: int | None = None) -> int:
     """Merge near-duplicate active memories of one subject (same category, cosine ≥ 0.85,
     overlapping entities) that slipped past ingest (e.g. written concurrently by different
-    paths or before a model change). The newer duplicate folds into the older one."""
+    paths or before a model change).
+
+    Version chains stay whole: the survivor is the duplicate that has a history (a corrected or
+    superseded-into version), which keeps its content, version, change reason and evidence
+    and absorbs the other; two duplicates that each have a history are left alone (merging
+    would cut one chain). Without histories, the newer duplicate folds into the older one.
+    """
     limit = limit or settings.ENGRAM_LIFECYCLE_BATCH
     merged = 0
     recent = (
@@ -273,53 +280,79 @@ def memories_consolidate(*, actor: Actor, limit: int | None = None) -> int:
             continue
         with transaction.atomic():
             locked = list(
-                Memory.objects.select_for_update().filter(
-                    pk__in=[memory.pk, twin.pk], status=Memory.Status.ACTIVE
-                )
+                Memory.objects.select_for_update()
+                .filter(pk__in=[memory.pk, twin.pk], status=Memory.Status.ACTIVE)
+                .defer("embedding", "search_vector")
+                .order_by("pk")
             )
             if len(locked) != 2:
                 continue
-            twin.evidence = with_evidence(
-                twin.evidence,
-                evidence_entry(
-                    event_id=memory.source_event_id,
-                    quote=memory.source_quote,
-                    at=memory.observed_at,
-                ),
-            )
-            twin.merge_count += 1 + memory.merge_count
-            twin.hit_count += memory.hit_count
-            twin.importance = max(twin.importance, memory.importance)
-            twin.confidence = max(twin.confidence, memory.confidence)
-            twin.entities = list(dict.fromkeys([*twin.entities, *memory.entities]))[:50]
-            twin.save(
-                update_fields=[
-                    "evidence",
-                    "merge_count",
-                    "hit_count",
-                    "importance",
-                    "confidence",
-                    "entities",
-                    "updated_at",
-                ]
-            )
-            Observation.objects.filter(memory=memory).update(memory=twin)
-            Memory.objects.filter(superseded_by_id=memory.pk).update(superseded_by=twin)
-            memory_id = memory.pk
-            memory.delete()
-            audit_record(
-                actor=actor,
-                action="memory.merge",
-                target=twin,
-                tenant_id=twin.tenant_id,
-                subject_id=twin.subject_id,
-                reason=f"consolidation: merged duplicate {memory_id}",
-                changed_fields=["evidence", "merge_count"],
-            )
+            pair = _survivor_and_duplicate(*locked)
+            if pair is None:
+                continue
+            _fold_into(*pair, actor=actor)
         merged += 1
     if merged:
         logger.info("consolidation: merged %d duplicates", merged)
     return merged
+
+
+def has_history(memory: Memory) -> bool:
+    """Part of a version chain: it replaced an earlier version (and is its current head)."""
+    return memory.version > 1 or memory.supersedes_id is not None
+
+
+def _survivor_and_duplicate(older: Memory, newer: Memory) -> tuple[Memory, Memory] | None:
+    """Which of two duplicates stays: the one with a history, else the older; None when both
+    have one."""
+    if has_history(older) and has_history(newer):
+        return None
+    if has_history(newer):
+        return newer, older
+    return older, newer
+
+
+def _fold_into(survivor: Memory, duplicate: Memory, *, actor: Actor) -> None:
+    """The duplicate (never part of a chain) becomes evidence of the survivor and is deleted;
+    the survivor's own content, version, change reason and evidence are kept."""
+    survivor.evidence = with_evidence(
+        survivor.evidence,
+        evidence_entry(
+            event_id=duplicate.source_event_id,
+            quote=duplicate.source_quote,
+            at=duplicate.observed_at,
+        ),
+    )
+    survivor.merge_count += 1 + duplicate.merge_count
+    survivor.hit_count += duplicate.hit_count
+    survivor.importance = max(survivor.importance, duplicate.importance)
+    survivor.confidence = max(survivor.confidence, duplicate.confidence)
+    survivor.entities = list(dict.fromkeys([*survivor.entities, *duplicate.entities]))[:50]
+    survivor.pinned = survivor.pinned or duplicate.pinned
+    survivor.save(
+        update_fields=[
+            "evidence",
+            "merge_count",
+            "hit_count",
+            "importance",
+            "confidence",
+            "entities",
+            "pinned",
+            "updated_at",
+        ]
+    )
+    Observation.objects.filter(memory=duplicate).update(memory=survivor)
+    duplicate_id = duplicate.pk
+    duplicate.delete()
+    audit_record(
+        actor=actor,
+        action="memory.merge",
+        target=survivor,
+        tenant_id=survivor.tenant_id,
+        subject_id=survivor.subject_id,
+        reason=f"consolidation: merged duplicate {duplicate_id}",
+        changed_fields=["evidence", "merge_count"],
+    )
 
 
 def _older_twin(memory: Memory) -> Memory | None:
@@ -346,9 +379,11 @@ def _older_twin(memory: Memory) -> Memory | None:
 
 
 def memories_flag_for_document(*, tenant_id: int, doc_id: str, actor: Actor) -> int:
-    """A knowledge-base document changed: every memory linked to it needs review."""
+    """A knowledge-base document changed: every memory linked to it needs review — of the
+    subjects the actor may change (a restricted agent: its granted subjects only)."""
     memories = list(
         Memory.objects.filter(
+            subject_scope_for_actor(actor=actor, tenant_id=tenant_id),
             tenant_id=tenant_id,
             linked_doc_id=doc_id,
             status__in=[Memory.Status.ACTIVE, Memory.Status.OBSERVED],

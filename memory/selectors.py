@@ -13,6 +13,7 @@ from django.contrib.postgres.search import SearchQuery
 from django.db.models import Q, QuerySet
 
 from accounts.models import Agent, Tenant
+from accounts.permissions import agent_may_access_subject
 from core.exceptions import ApplicationError, NotFound
 from memory import textsearch
 from memory.models import Event, Memory, Observation, Subject
@@ -34,17 +35,11 @@ class Page:
 
 
 def validate_subject_id(external_id: str) -> str:
-    if not SUBJECT_ID_RE.match(external_id or ""):
+    if not SUBJECT_ID_RE.fullmatch(external_id or ""):
         raise ApplicationError(
             "invalid_subject_id", MSG_BAD_SUBJECT, fields={"subject_id": [MSG_BAD_SUBJECT]}
         )
     return external_id
-
-
-def agent_may_access(agent: Agent, subject: Subject) -> bool:
-    if not agent.restricted_to_granted_subjects:
-        return True
-    return agent.user is not None and agent.user.has_perm("memory.access_subject", subject)
 
 
 def subject_for_agent(*, agent: Agent, external_id: str) -> Subject | None:
@@ -59,7 +54,7 @@ def subject_for_agent(*, agent: Agent, external_id: str) -> Subject | None:
         if agent.restricted_to_granted_subjects:
             raise NotFound("No such subject.")
         return None
-    if not agent_may_access(agent, subject):
+    if not agent_may_access_subject(agent, subject):
         raise NotFound("No such subject.")
     return subject
 

@@ -1,11 +1,43 @@
 """Input and output serializers of the agent API (unique names: they appear in the schema)."""
 
+from typing import Any
+
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.validation import JsonLimits, json_object_problem
 from memory.models import Event, Memory
 
 EXTRACT_MODES = ("async", "sync", "none")
+
+# Event metadata is free-form JSON, kept with the event and shown in the person's access export.
+METADATA_LIMITS = JsonLimits(max_depth=20, max_keys=200, max_key_length=128, max_bytes=16_384)
+METADATA_HELP = (
+    "Free-form JSON object kept with the event: at most "
+    f"{METADATA_LIMITS.max_depth} levels of nesting, {METADATA_LIMITS.max_keys} keys in total, "
+    f"keys of at most {METADATA_LIMITS.max_key_length} characters, "
+    f"{METADATA_LIMITS.max_bytes} bytes as compact UTF-8 JSON; no NUL characters or lone "
+    "surrogates in keys or strings."
+)
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": {},
+        "maxProperties": METADATA_LIMITS.max_keys,
+        "description": METADATA_HELP,
+    }
+)
+class EventMetadataField(serializers.DictField):
+    """A JSON object PostgreSQL can store and every later reader (exports) can walk."""
+
+    def to_internal_value(self, data: Any) -> dict:
+        problem = json_object_problem(data, METADATA_LIMITS)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return dict(data)
 
 
 class EventInputSerializer(serializers.Serializer):
@@ -13,7 +45,7 @@ class EventInputSerializer(serializers.Serializer):
     content = serializers.CharField(allow_blank=False, trim_whitespace=False)
     occurred_at = serializers.DateTimeField(required=False)
     client_event_id = serializers.CharField(required=False, max_length=128, allow_blank=False)
-    metadata = serializers.DictField(required=False)
+    metadata = EventMetadataField(required=False)
 
     def validate_content(self, value: str) -> str:
         limit = settings.ENGRAM_MAX_EVENT_CHARS
@@ -22,8 +54,6 @@ class EventInputSerializer(serializers.Serializer):
                 f"Content is {len(value)} characters; "
                 f"the limit is {limit} (ENGRAM_MAX_EVENT_CHARS)."
             )
-        if "\x00" in value:
-            raise serializers.ValidationError("Content may not contain NUL characters.")
         return value
 
 
@@ -32,11 +62,17 @@ class EventsAppendInputSerializer(serializers.Serializer):
     events = EventInputSerializer(many=True, allow_empty=False)
     extract = serializers.ChoiceField(choices=EXTRACT_MODES, default="async")
 
-    def validate_events(self, value: list) -> list:
-        limit = settings.ENGRAM_MAX_EVENTS_PER_REQUEST
-        if len(value) > limit:
-            raise serializers.ValidationError(f"At most {limit} events per request.")
-        return value
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # The limit is read per request (a setting), so validation and schema agree with it.
+        fields = super().get_fields()
+        fields["events"] = EventInputSerializer(
+            many=True,
+            allow_empty=False,
+            min_length=1,
+            max_length=settings.ENGRAM_MAX_EVENTS_PER_REQUEST,
+            help_text="1 to ENGRAM_MAX_EVENTS_PER_REQUEST (default 500) events.",
+        )
+        return fields
 
 
 class EventOutputSerializer(serializers.Serializer):
@@ -96,7 +132,7 @@ class EventsAppendOutputSerializer(serializers.Serializer):
 
 class EventListQuerySerializer(serializers.Serializer):
     session_id = serializers.CharField(required=False, max_length=128)
-    cursor = serializers.CharField(required=False)
+    cursor = serializers.CharField(required=False, max_length=64)  # the `next` of a page
     limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
 
 
@@ -109,7 +145,7 @@ class MemoryListQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Memory.Status.values, required=False)
     category = serializers.ChoiceField(choices=Memory.Category.values, required=False)
     q = serializers.CharField(required=False, max_length=500)
-    cursor = serializers.CharField(required=False)
+    cursor = serializers.CharField(required=False, max_length=64)  # the `next` of a page
     limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
 
 
@@ -280,3 +316,19 @@ class ErasureReceiptOutputSerializer(serializers.Serializer):
 class PortalLinkOutputSerializer(serializers.Serializer):
     url = serializers.CharField()
     expires_in = serializers.IntegerField()
+
+
+class ErrorDetailOutputSerializer(serializers.Serializer):
+    code = serializers.CharField(
+        help_text="Stable, machine-readable (e.g. `invalid`, `not_found`)."
+    )
+    message = serializers.CharField(help_text="For people.")
+    fields = serializers.DictField(
+        help_text="Per-field messages for `invalid` (nested like the request body); else {}."
+    )
+
+
+class ErrorOutputSerializer(serializers.Serializer):
+    """The one error shape of the whole API."""
+
+    error = ErrorDetailOutputSerializer()

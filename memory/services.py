@@ -25,8 +25,10 @@ from pgvector import Vector
 from pgvector.django import CosineDistance
 
 from accounts.models import Agent, Tenant
+from accounts.services import subject_access_check, subject_create_check
+from audit.models import AuditEntry
 from audit.services import Actor, audit_record
-from core.exceptions import ApplicationError, SubjectPaused
+from core.exceptions import ApplicationError, NotFound, SubjectPaused
 from core.outbox import outbox_enqueue, outbox_relay, outbox_send, outbox_waiting_args
 from memory import aliases, decisions, pii, textsearch
 from memory.embeddings import get_embedder
@@ -47,6 +49,7 @@ DECISION_NEIGHBOURS = 20
 MAX_EXTRACTION_ATTEMPTS = 3
 
 MSG_PAUSED = "Memory is paused for this subject; nothing was stored."
+MSG_GRANT_OTHER_TENANT = "An agent can only be granted subjects of its own tenant."
 MSG_NOT_CURRENT = "Only the current version of a memory can be corrected (this one is {status})."
 
 
@@ -54,10 +57,15 @@ MSG_NOT_CURRENT = "Only the current version of a memory can be corrected (this o
 
 
 def subject_get_or_create(*, tenant: Tenant, external_id: str, actor: Actor) -> Subject:
-    """The subject addressed by the agent's id; created (and audited) on first write."""
+    """The subject addressed by the agent's id; created (and audited) on first write.
+
+    An agent actor must be allowed to write to it (grants); a restricted agent never creates
+    subjects."""
     subject = Subject.objects.filter(tenant=tenant, external_id=external_id).first()
     if subject is not None:
+        subject_access_check(actor=actor, subject=subject)
         return subject
+    subject_create_check(actor=actor, tenant_id=tenant.pk)
     try:
         with transaction.atomic():
             subject = Subject.objects.create(tenant=tenant, external_id=external_id)
@@ -73,9 +81,17 @@ def subject_get_or_create(*, tenant: Tenant, external_id: str, actor: Actor) -> 
         return Subject.objects.get(tenant=tenant, external_id=external_id)
 
 
+def _check_access(actor: Actor, owned: Memory | Observation) -> None:
+    """Grant check for a change of one memory or review item; its subject is loaded only when
+    the actor is an agent (staff and system actors are checked by their doors)."""
+    if actor.type == AuditEntry.ActorType.AGENT:
+        subject_access_check(actor=actor, subject=owned.subject)
+
+
 def subject_set_paused(
     *, subject: Subject, paused: bool, actor: Actor, reason: str = ""
 ) -> Subject:
+    subject_access_check(actor=actor, subject=subject)
     with transaction.atomic():
         subject.paused = paused
         subject.paused_at = timezone.now() if paused else None
@@ -140,6 +156,8 @@ def events_append(
     """
     existing_subject = Subject.objects.filter(tenant=tenant, external_id=external_id).first()
     if existing_subject is not None:
+        # grants before the pause state: an ungranted subject does not exist for the agent
+        subject_access_check(actor=actor, subject=existing_subject)
         _ensure_not_paused(existing_subject)
     subject = existing_subject or subject_get_or_create(
         tenant=tenant, external_id=external_id, actor=actor
@@ -570,6 +588,7 @@ def memory_ingest(
        store as `observed` with an Observation (conflict / low confidence).
     4. Audit entry in the same transaction.
     """
+    subject_access_check(actor=actor, subject=subject)
     validate_candidate(candidate)
     candidate = _redacted_candidate(candidate)
     if embedding is None:
@@ -883,6 +902,7 @@ def memory_correct(
     **changes: Any,
 ) -> Memory:
     """A correction makes a new version; the old one is superseded (never overwritten)."""
+    _check_access(actor, memory)
     allowed = {
         "category",
         "kind",
@@ -914,7 +934,9 @@ def memory_correct(
     with transaction.atomic():
         # of=self: Subject orders by tenant slug, so a bare FOR UPDATE would lock the tenant too.
         Subject.objects.select_for_update(of=("self",)).filter(pk=memory.subject_id).first()
-        old = Memory.objects.select_for_update().get(pk=memory.pk)
+        old = Memory.objects.select_for_update().filter(pk=memory.pk).first()
+        if old is None:  # deleted (or merged away) since the caller loaded it
+            raise NotFound("No such memory.")
         if old.status in (Memory.Status.SUPERSEDED, Memory.Status.PURGE_PENDING):
             raise ApplicationError(
                 "not_current", MSG_NOT_CURRENT.format(status=old.status), status_code=409
@@ -966,8 +988,12 @@ def _stored_embedding(memory: Memory) -> Any:
 
 def memory_delete(*, memory: Memory, actor: Actor, reason: str = "") -> None:
     """Physical delete: the row and its embedding are gone; the audit entry keeps only ids."""
+    _check_access(actor, memory)
     with transaction.atomic():
         tenant_id, subject_id, memory_id = memory.tenant_id, memory.subject_id, memory.pk
+        # Corrections lock the subject too: a version written meanwhile is committed before
+        # the links below are cleared (else its `supersedes` fails the FK at COMMIT).
+        Subject.objects.select_for_update(of=("self",)).filter(pk=subject_id).first()
         # Keep the chain consistent for the remaining versions.
         Memory.objects.filter(superseded_by_id=memory_id).update(superseded_by=None)
         Memory.objects.filter(pk=memory_id).delete()
@@ -1021,6 +1047,8 @@ def agent_subject_grant(*, agent: Agent, subject: Subject, actor: Actor) -> None
     """Allow a restricted agent to see one subject (django-guardian object permission)."""
     from guardian.shortcuts import assign_perm
 
+    if subject.tenant_id != agent.tenant_id:
+        raise ApplicationError("invalid_grant", MSG_GRANT_OTHER_TENANT)
     with transaction.atomic():
         assign_perm("memory.access_subject", agent.user, subject)
         audit_record(
@@ -1043,6 +1071,10 @@ def recall_record(*, trace: dict[str, Any], actor: Actor) -> RecallTrace | None:
     """
     subject = Subject.objects.filter(pk=trace["subject_id"]).first()
     if subject is None:
+        return None
+    try:  # the grant may have been taken away since the answer was sent
+        subject_access_check(actor=actor, subject=subject)
+    except NotFound:
         return None
     selected = [int(pk) for pk in trace["selected_ids"]]
     now = timezone.now()
@@ -1151,6 +1183,7 @@ MSG_NO_RELATED = "There is no related memory to merge into."
 
 def memory_set_pinned(*, memory: Memory, pinned: bool, actor: Actor, reason: str) -> Memory:
     """Pinned memories never decay (a flag, not a new version)."""
+    _check_access(actor, memory)
     with transaction.atomic():
         memory.pinned = pinned
         memory.save(update_fields=["pinned", "updated_at"])
@@ -1160,6 +1193,7 @@ def memory_set_pinned(*, memory: Memory, pinned: bool, actor: Actor, reason: str
 
 def memory_expire(*, memory: Memory, actor: Actor, reason: str) -> Memory:
     """No longer true (e.g. a finished plan): kept for history, never recalled."""
+    _check_access(actor, memory)
     with transaction.atomic():
         memory.status = Memory.Status.EXPIRED
         memory.valid_to = timezone.now()
@@ -1189,6 +1223,7 @@ def observation_resolve(
     """
     if decision not in ("accept", "edit", "reject", "merge"):
         raise ApplicationError("invalid", f"Unknown decision {decision!r}.")
+    _check_access(actor, observation)
     now = timezone.now()
     with transaction.atomic():
         locked = Observation.objects.select_for_update().get(pk=observation.pk)

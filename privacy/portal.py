@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.services import subject_access_check
 from audit.services import Actor, audit_record
 from core.exceptions import ApplicationError
 from memory.models import Subject
@@ -24,6 +25,7 @@ MSG_BAD_LINK = "This sign-in link is invalid, expired or already used. Ask the a
 
 
 def portal_link_for(*, subject: Subject, request: Any, actor: Actor) -> tuple[str, int]:
+    subject_access_check(actor=actor, subject=subject)  # grants: 404 for an ungranted agent
     max_age = settings.ENGRAM_PORTAL_LINK_MAX_AGE
     token = signing.dumps(
         {"s": subject.pk, "t": subject.tenant_id, "n": secrets.token_urlsafe(12)}, salt=PORTAL_SALT

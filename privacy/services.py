@@ -31,6 +31,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from accounts.models import Tenant
+from accounts.services import subject_access_check
 from audit.models import AuditEntry
 from audit.services import Actor, audit_erase_subject_text, audit_record
 from core.exceptions import ApplicationError
@@ -243,6 +244,7 @@ def subject_erase(
        rows deleted per table, the subject's residue (which must be zero) and, apart, how many
        rows of other people in the tenant hold the same words (`shared_text`, kept).
     """
+    subject_access_check(actor=actor, subject=subject)  # grants: 404 for an ungranted agent
     started = timezone.now()
     clock = time.perf_counter()
     timings: dict[str, float] = {}

@@ -16,6 +16,10 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None  # noqa: S108
 # gunicorn >= 27 opens a control socket in ~/.gunicorn/ by default: shared by every checkout
 # on a machine and unwritable for the image's user. Engram does not use it.
 control_socket_disable = True
+# gunicorn's largest request line (default 4094): every URL the API schema allows fits, e.g.
+# a 500-character `q` of 4-byte characters is 6000 bytes percent-encoded. Longer lines get
+# gunicorn's own (HTML) 414 before Django sees them.
+limit_request_line = 8190
 
 
 def post_worker_init(worker) -> None:

@@ -136,8 +136,8 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.AgentKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsAgent"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "accounts.schema.AgentApiSchema",
     "EXCEPTION_HANDLER": "core.exception_handler.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
