@@ -29,6 +29,9 @@ class OutboxMessage(models.Model):
     # Compare-and-set claim of one relay; a relay that died leaves it to expire.
     claimed_until = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # The person a message carries data of (a recall trace holds their query): erasing them
+    # deletes their waiting messages too. A plain id, no FK: the message may outlive the row.
+    subject_id = models.BigIntegerField(null=True, blank=True, db_index=True)
     last_error = models.CharField(max_length=200, blank=True)
 
     class Meta:

@@ -45,13 +45,16 @@ def outbox_enqueue(
     args: Sequence[Any] = (),
     kwargs: dict[str, Any] | None = None,
     relay_on_commit: bool = True,
+    subject_id: int | None = None,
 ) -> OutboxMessage:
     """Store a message for `task` in the current transaction; publish it after commit.
 
     With relay_on_commit=False the caller publishes it itself (`outbox_relay(ids=[...])`)
     once its own transaction has ended.
     """
-    message = OutboxMessage.objects.create(task=task.name, args=list(args), kwargs=kwargs or {})
+    message = OutboxMessage.objects.create(
+        task=task.name, args=list(args), kwargs=kwargs or {}, subject_id=subject_id
+    )
     if relay_on_commit:
         # robust: a failed relay must not turn a committed request into an error.
         transaction.on_commit(lambda: outbox_relay(ids=[message.pk]), robust=True)
@@ -59,10 +62,16 @@ def outbox_enqueue(
 
 
 def outbox_send(
-    *, task: Task, args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None
+    *,
+    task: Task,
+    args: Sequence[Any] = (),
+    kwargs: dict[str, Any] | None = None,
+    subject_id: int | None = None,
 ) -> None:
     """Store and publish now: for callers that are not inside a transaction of their own."""
-    message = outbox_enqueue(task=task, args=args, kwargs=kwargs, relay_on_commit=False)
+    message = outbox_enqueue(
+        task=task, args=args, kwargs=kwargs, relay_on_commit=False, subject_id=subject_id
+    )
     outbox_relay(ids=[message.pk])
 
 

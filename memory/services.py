@@ -191,7 +191,7 @@ def events_append(
                         changed_fields=["events"],
                     )
                 if extract == "async" and new_ids:
-                    outbox_enqueue(task=extract_events_task, args=[new_ids])
+                    outbox_enqueue(task=extract_events_task, args=[new_ids], subject_id=subject.pk)
             break
         except IntegrityError:
             # A concurrent request stored the same client_event_id first: retry once, and
@@ -1122,6 +1122,7 @@ def recall_record_later(*, trace: dict[str, Any], actor: Actor) -> None:
             trace,
             {"type": actor.type, "id": actor.id, "request_id": actor.request_id, "ip": actor.ip},
         ],
+        subject_id=trace.get("subject_id"),
     )
 
 

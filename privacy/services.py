@@ -273,6 +273,8 @@ def subject_erase(
                 ("memory_recalltrace", "DELETE FROM memory_recalltrace WHERE subject_id = %s"),
                 ("memory_memory", "DELETE FROM memory_memory WHERE subject_id = %s"),
                 ("memory_event", "DELETE FROM memory_event WHERE subject_id = %s"),
+                # messages still waiting for the broker (a recall trace holds the query)
+                ("core_outboxmessage", "DELETE FROM core_outboxmessage WHERE subject_id = %s"),
             ]
             for table, sql in statements:
                 cursor.execute(sql, [subject_pk])
@@ -668,7 +670,12 @@ def _start_export(case: DataSubjectRequest, actor: Actor) -> None:
             tenant_id=case.tenant_id,
             subject_id=case.subject_pk,
         )
-        message = outbox_enqueue(task=build_export_task, args=[case.pk], relay_on_commit=False)
+        message = outbox_enqueue(
+            task=build_export_task,
+            args=[case.pk],
+            relay_on_commit=False,
+            subject_id=case.subject_pk,
+        )
     outbox_relay(ids=[message.pk])
 
 
@@ -698,7 +705,7 @@ def subject_export_data(*, subject: Subject) -> dict[str, Any]:
                 "type": e.type,
                 "content": e.content,
                 "occurred_at": e.occurred_at.isoformat(),
-                "metadata": e.metadata,
+                "metadata": export_safe_json(e.metadata),
             }
             for e in Event.objects.filter(subject=subject).order_by("occurred_at", "id")
         ],
@@ -759,6 +766,32 @@ def subject_export_data(*, subject: Subject) -> dict[str, Any]:
             .order_by("id")
         ],
     }
+
+
+EXPORT_MAX_DEPTH = 32
+DEEPER_THAN_EXPORT = f"(nested deeper than {EXPORT_MAX_DEPTH} levels; not shown)"
+
+
+def export_safe_json(value: Any) -> Any:
+    """A copy of a stored JSON document that any export can render: subtrees nested deeper
+    than EXPORT_MAX_DEPTH become a note. Metadata is refused that deep since it is validated
+    (core/validation.py), but rows stored before must not break a person's export for good.
+    Iterative, so the depth of the input does not matter."""
+    root: list[Any] = [None]
+    stack: list[tuple[Any, list | dict, Any, int]] = [(value, root, 0, 1)]
+    while stack:
+        node, parent, key, depth = stack.pop()
+        if isinstance(node, dict | list) and depth > EXPORT_MAX_DEPTH:
+            parent[key] = DEEPER_THAN_EXPORT
+        elif isinstance(node, dict):
+            parent[key] = copy = dict.fromkeys(node)
+            stack.extend((child, copy, k, depth + 1) for k, child in node.items())
+        elif isinstance(node, list):
+            parent[key] = copy = [None] * len(node)
+            stack.extend((child, copy, i, depth + 1) for i, child in enumerate(node))
+        else:
+            parent[key] = node
+    return root[0]
 
 
 def export_build(*, case_id: int) -> str:

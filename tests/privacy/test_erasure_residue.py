@@ -109,6 +109,27 @@ class TestSharedText:
         # the case keeps the subject's id on purpose, but not the person's words
         assert receipt["residue"] == {"privacy_datasubjectrequest": 1}
 
+    def test_a_recall_trace_waiting_for_the_broker_is_erased_with_the_person(self, cast):
+        from core.models import OutboxMessage
+        from core.outbox import outbox_enqueue
+        from memory.tasks import record_recall as record_recall_task
+
+        converse(cast.alice_client, "alice-p", [SENTENCE])
+        subject = Subject.objects.get(tenant=cast.tenant_a, external_id="alice-p")
+        # the broker is down: the trace of a recall with the person's words waits in the outbox
+        outbox_enqueue(
+            task=record_recall_task,
+            args=[{"subject_id": subject.pk, "query": f"night train to Vienna {MARKER}"}, {}],
+            relay_on_commit=False,
+            subject_id=subject.pk,
+        )
+        other = outbox_enqueue(task=record_recall_task, args=[{}, {}], relay_on_commit=False)
+
+        receipt = erase(cast, "alice-p")
+
+        assert receipt["residue_total"] == 0
+        assert list(OutboxMessage.objects.values_list("pk", flat=True)) == [other.pk]
+
     def test_export_files_left_behind_are_residue(self, cast, tmp_path):
         left = tmp_path / "export-1.json"
         left.write_text("{}")

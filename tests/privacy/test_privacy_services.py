@@ -5,6 +5,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
+from django.utils import timezone
 
 from audit.models import AuditEntry
 from audit.services import SYSTEM
@@ -275,3 +276,33 @@ def test_observations_go_with_the_subject(cast, people):
     assert Observation.objects.filter(subject=subject).exists()
     cast.alice_client.delete("/api/v1/subjects/bob-person")
     assert not Observation.objects.filter(subject_id=subject.pk).exists()
+
+
+def test_an_event_stored_with_very_deep_metadata_does_not_break_the_export(cast, people):
+    # metadata that deep is refused at the door now (core/validation.py); rows stored before
+    # must still export
+    subject = people["alice-person"]
+    deep: dict = {"leaf": "bottom"}
+    for _ in range(600):  # the pure-Python encoder of indent=2 gave up at a few hundred
+        deep = {"k": deep}
+    Event.objects.create(
+        subject=subject,
+        session_id="old",
+        role="user",
+        content="stored before metadata was validated",
+        occurred_at=timezone.now(),
+        metadata={"note": "kept", "deep": deep},
+    )
+    case = case_open(
+        tenant=cast.tenant_a,
+        subject=subject,
+        kind="access",
+        requested_by_type="end_user",
+        requested_by_id="x",
+        actor=SYSTEM,
+    )
+    case = case_execute(case=case, actor=SYSTEM)
+    assert case.status == "completed"
+    data = json.loads(Path(case.export_path).read_text(encoding="utf-8"))
+    exported = next(e for e in data["events"] if e["metadata"].get("note") == "kept")
+    assert "nested deeper than" in json.dumps(exported["metadata"])
