@@ -86,7 +86,10 @@ def _en_sentence(body: str) -> str:
     elif re.match(r"(?:the|our|my)\s", body, re.I):
         out = re.sub(r"^(?:the|our|my)\s", "the user's ", body, count=1, flags=re.I)
     else:
-        out = "the user mentioned " + body[:1].lower() + body[1:]
+        first = body.split()[0] if body.split() else ""
+        # "Lisbon the last week of May…" keeps its capital; "It's…" does not
+        keep = first in salience.named_things(body) or first.isupper()
+        out = "the user mentioned " + (body if keep else body[:1].lower() + body[1:])
     out = out[:1].upper() + out[1:]
     return out if out.endswith((".", "!", "?")) else out + "."
 
@@ -176,11 +179,13 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         ):
             continue  # "座位写我" is an argument of the request; "我吃素的" is about the user
         after_request = False
+        stated = sig.content >= 2 and not salience.is_question(clause)
         if question and not (
-            (salience.says_i(clause) if doubted else sig.first_person) or sig.possession
+            (salience.says_i(clause) if doubted else sig.first_person or stated) or sig.possession
         ):
             # "Tabs or spaces, what do most people use?"; a sentence the user doubts ("听同事讲
-            # 都用 Arc 了，真的假的") holds no fact about them unless they name themselves
+            # 都用 Arc 了，真的假的") holds no fact about them unless they name themselves. A
+            # clause stating names and dates stays ("Lisbon the last week of May, any tips?")
             continue
         kept.append(clause.strip())
         signals.append(sig)
@@ -226,7 +231,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         # the topic came from the context, not from the words: never firm enough to replace
         confidence = 0.7 if merged.named or merged.quantity else 0.65
     if merged.hedged:
-        confidence = 0.45
+        confidence = R.SAFETY_HEDGED_CONFIDENCE if merged.safety else 0.45
     return R.Hit(
         category=category,
         kind="procedural" if merged.directive and category == "preference" else "semantic",

@@ -1039,6 +1039,7 @@ class Hit:
 
 
 COLON_RE = re.compile(r"[:：]")
+SAFETY_HEDGED_CONFIDENCE = 0.65
 # The agent's question is about the person ("您平时喝什么咖啡？", "Which airline do you fly?").
 ABOUT_YOU_Q = re.compile(r"您|你|\byou\b|\byour\b|请问", re.IGNORECASE)
 BACK_TO_REAL = re.compile(
@@ -1371,6 +1372,9 @@ class RuleExtractor:
             confidence = 0.95 if firm_n >= 2 else 0.9
         if hedged:
             confidence = 0.35 if len(HEDGE_RE.findall(full)) >= 2 else 0.45
+            if SAFETY_RE.search(full):
+                # "好像对青霉素过敏": a possible allergy is kept in force, hedge and all
+                confidence = SAFETY_HEDGED_CONFIDENCE
         importance = {
             "preference": 0.6,
             "profile": 0.6,

@@ -28,12 +28,20 @@ def test_general_case(case):
         return
     for needle in case.get("absent", []):
         assert not any(needle in c for c in contents), contents
+    for needle in case.get("not_in_force", []):
+        assert not any(needle in c.content and c.confidence >= 0.6 for c in found), [
+            (c.content, c.confidence) for c in found
+        ]
     if "memory" not in case:
         return
     matching = [c for c in found if all(k.lower() in c.content.lower() for k in case["memory"])]
     assert matching, contents
     if case.get("hedged"):
         assert all(c.confidence < 0.6 for c in matching), [(c.content, c.confidence) for c in found]
+    if case.get("in_force"):
+        assert any(c.confidence >= 0.6 for c in matching), [
+            (c.content, c.confidence) for c in found
+        ]
     if case.get("firm"):
         assert any(c.confidence >= 0.9 for c in matching), [
             (c.content, c.confidence) for c in found
