@@ -762,7 +762,7 @@ def _select_within_budget(
     header = CONTEXT_HEADER[language]
     used = count_tokens(header) + 1
     selected: list[ScoredMemory] = []
-    wanted = frozenset(topics.concepts(params.query, words_of_one_char=False))
+    wanted = topics.query_concepts(params.query)
     for item in scored:
         if len(selected) >= params.top_k:
             item.cut = "top_k"

@@ -89,6 +89,29 @@ def _find_concepts(text: str, words_of_one_char: bool = True) -> dict[str, bool]
     return found
 
 
+@cache
+def _query_cues() -> tuple[dict[str, tuple[str, ...]], list[tuple[str, re.Pattern]]]:
+    related: dict[str, tuple[str, ...]] = {}
+    asks: list[tuple[str, re.Pattern]] = []
+    for name, spec in load("topics")["concepts"].items():
+        related[name] = tuple(spec.get("related", ()))
+        cues = [re.escape(w) for w in spec.get("asks_zh", [])]
+        cues += [rf"(?<![a-z]){re.escape(w)}(?![a-z])" for w in spec.get("asks_en", [])]
+        if cues:
+            asks.append((name, re.compile("|".join(cues), re.I)))
+    return related, asks
+
+
+def query_concepts(query: str) -> frozenset[str]:
+    """The concepts a recall query bears on: those it names, those it asks about without
+    naming them ("near me" → residence), and their related concepts (a trip → flight,
+    hotel). For recall only: it never links two statements for a change."""
+    related, asks = _query_cues()
+    found = set(concepts(query, words_of_one_char=False))
+    found |= {name for name, rx in asks if rx.search(query)}
+    return frozenset(found | {r for name in found for r in related.get(name, ())})
+
+
 def common_nouns(text: str) -> set[str]:
     from memory.extraction.dialogue import head_nouns
 

@@ -44,3 +44,13 @@ def test_single_only_ignores_many_valued_concepts():
     assert "food" in topics.concepts(old) and "food" in topics.concepts(new)
     score, why = topics.topic_score(new, old, 0.5, single_only=True)
     assert why == "" and score == 0.5
+
+
+def test_recall_queries_reach_concepts_they_ask_about_without_naming_them():
+    assert "residence" in topics.query_concepts("any good bakeries near me?")
+    assert "residence" in topics.query_concepts("附近有什么好吃的")
+    assert {"trip", "flight", "hotel"} <= topics.query_concepts("book me a trip to Chicago")
+    assert "contact_channel" in topics.query_concepts("what's the best way to ping me")
+    # recall only: a statement's own concepts are not widened
+    assert "residence" not in topics.concepts("there's a gym nearby")
+    assert topics.query_concepts("帮我订个酒店") == {"hotel", "trip"}
