@@ -342,9 +342,10 @@ def _adds_information(candidate: Candidate, mem: ExistingMemory) -> bool:
 
 
 def _values_lost(candidate: Candidate, mem: ExistingMemory) -> list[str]:
-    """Concrete values (names, models) of the old memory the candidate's wording drops."""
-    said = f"{candidate.content} {candidate.source_quote}".lower()
-    return [v for v in topics.literal_names(mem.content) if v.lower() not in said]
+    """Concrete values (names, models, weekdays, times) of the old memory the candidate's
+    wording drops."""
+    said = topics.concrete_values(f"{candidate.content} {candidate.source_quote}")
+    return sorted(topics.concrete_values(mem.content) - said)
 
 
 def _hinted(
@@ -396,11 +397,27 @@ def _topic_conflict(
     # too: the rewritten content no longer says "my".
     said = f"{candidate.content}\n{candidate.source_quote}"
     worded_as_change = bool(CHANGE_RE.search(said) or FIRM_RE.search(said))
-    best: tuple[float, ExistingMemory] | None = None
     text = candidate.content
     if not topics.concepts(text) and not topics.common_nouns(text):
         # worded without its topic ("换途虎了"): what the conversation was about stands in
         text = " ".join([text, *candidate.context_topics])
+    best = _most_on_topic(text, existing, similarity, worded_as_change)
+    if best is None and worded_as_change and candidate.context_topics and text == candidate.content:
+        # a change worded with other nouns than its topic ("换途虎了，小区门口就有个工场店"
+        # after talk of 保养): the conversation's topic says what is replaced
+        context = " ".join(candidate.context_topics)
+        best = _most_on_topic(text, existing, similarity, worded_as_change, context)
+    return best
+
+
+def _most_on_topic(
+    text: str,
+    existing: list[ExistingMemory],
+    similarity: dict[int, float],
+    worded_as_change: bool,
+    context: str = "",
+) -> tuple[float, ExistingMemory] | None:
+    best: tuple[float, ExistingMemory] | None = None
     for mem in existing:
         if mem.kind == "episodic" or mem.status != ACTIVE:
             continue
@@ -410,6 +427,7 @@ def _topic_conflict(
             float(similarity.get(mem.id, 0.0)),
             single_only=not worded_as_change,
             change=worded_as_change,
+            context=context,
         )
         if ok and (best is None or score > best[0]):
             best = (score, mem)

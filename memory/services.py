@@ -789,8 +789,10 @@ def _apply_supersede(
 ) -> WriteResult:
     carried: dict[str, Any] = {}
     if not carry_evidence:
-        old_values = list(old.slot_values) or topics.value_atoms(old.content)
-        new_values = list(candidate.values) or topics.value_atoms(candidate.content)
+        # names as written, not the lexicon's canonical entities (those name the topic both
+        # versions share: "周会" is not a value the new one replaces)
+        old_values = list(old.slot_values) or topics.literal_names(old.content)
+        new_values = list(candidate.values) or topics.literal_names(candidate.content)
         current = content_without_old_values(candidate.content, old_values, new_values)
         if current != candidate.content:
             # Search text and embedding follow the content that will be recalled.

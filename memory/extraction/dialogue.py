@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from memory.extraction.topics import recent_concepts
 from memory.extraction.words import CJK, pos_cut, words
 
 _NOUN_FLAGS = ("n", "nz", "nt", "ns", "vn", "nrt", "nr", "ng")
@@ -130,6 +131,7 @@ class DialogueState:
     question: str = ""
     topics: tuple[str, ...] = ()
     question_topics: tuple[str, ...] = ()
+    concepts: tuple[str, ...] = ()  # topic concepts of the earlier turns, most recent first
     reply: str = ""  # the assistant's turn right before, whole
     person: str = ""  # the family member or pet the user talked about last ("儿子", "daughter")
 
@@ -210,6 +212,11 @@ def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
             if noun not in recent:
                 recent.append(noun)
     q_topics = tuple(head_nouns(question)) if question else ()
+    earlier = [
+        (t.content or "") if t.role == "user" else last_question(t.content or "")
+        for t in turns[start:idx]
+        if t.role in ("user", "assistant")
+    ]
     reply = turns[idx - 1].content or "" if idx > 0 and turns[idx - 1].role == "assistant" else ""
     # the user's own words are the topic; the question's nouns ("颜色", "airline") say which
     # aspect of it is answered
@@ -225,6 +232,7 @@ def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
         question=question,
         topics=tuple(user_nouns),
         question_topics=q_topics,
+        concepts=tuple(recent_concepts(earlier)),
         reply=reply,
         person=person,
     )

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from memory.aliases import entity_type, find_entity_spans, normalize_entities
-from memory.extraction import general, salience
+from memory.extraction import general, salience, topics
 from memory.extraction.base import Candidate, ExtractionResult, KnownMemory, Turn
 from memory.extraction.dialogue import DialogueState, dialogue_state, head_nouns
 from memory.extraction.episodes import episodes_for_turn, is_episode
@@ -1221,7 +1221,15 @@ class RuleExtractor:
                 hits.append(hit)
                 hit_sentence.append(n)
         hits = _deferred(hits, hit_sentence, sentences)
-        context = list(dict.fromkeys([*head_nouns(text, common_only=True), *state.topics]))[:4]
+        # what the conversation was about first (its nouns, and words naming the topic concepts
+        # of the earlier turns: "以后保养别提醒我去之前那家了" → 保养); the turn's own nouns last
+        zh = lang == "zh"
+        named = [topics.concept_word(c, zh) for c in state.concepts[:2]]
+        context = list(
+            dict.fromkeys(
+                [*state.topics[:2], *filter(None, named), *head_nouns(text, common_only=True)]
+            )
+        )[:5]
         found = [self._candidate(h, idx, lang) for h in _merge_hits(hits)]
         return [replace(c, context_topics=context) for c in found if not about_outsider(c.content)]
 

@@ -24,6 +24,7 @@ from memory.extraction.words import CJK, load, words
 SINGLE_BONUS = 0.35
 MULTI_BONUS = 0.15
 NOUN_BONUS = 0.1
+CONTRAST_BONUS = 0.05
 SAME_TOPIC = 0.6
 SAME_SINGLE_TOPIC = 0.55
 MIN_SIMILARITY = 0.2
@@ -90,6 +91,25 @@ def _find_concepts(text: str, words_of_one_char: bool = True) -> dict[str, bool]
 
 
 @cache
+def concept_word(name: str, zh: bool) -> str:
+    """A word that names concept `name` ("car_service" → "保养"): lets the topic of earlier
+    turns stand in the text of a statement that does not name it."""
+    spec = load("topics")["concepts"][name]
+    listed = [w for w in spec.get("zh" if zh else "en", []) if len(w) > 1] or [
+        w for w in spec.get("en" if zh else "zh", []) if len(w) > 1
+    ]
+    return listed[0] if listed else ""
+
+
+def recent_concepts(texts: list[str]) -> list[str]:
+    """Concepts of the earlier turns, most recent first."""
+    found: list[str] = []
+    for text in reversed(texts):
+        found.extend(c for c in concepts(text, words_of_one_char=False) if c not in found)
+    return found
+
+
+@cache
 def _query_cues() -> tuple[dict[str, tuple[str, ...]], list[tuple[str, re.Pattern]]]:
     related: dict[str, tuple[str, ...]] = {}
     asks: list[tuple[str, re.Pattern]] = []
@@ -135,13 +155,13 @@ def value_atoms(text: str) -> list[str]:
 
 
 def topic_score(
-    new: str, old: str, similarity: float, *, single_only: bool = False
+    new: str, old: str, similarity: float, *, single_only: bool = False, context: str = ""
 ) -> tuple[float, str]:
     """(score, why) of two statements being about the same topic; `single_only` counts only
-    single-valued concepts."""
+    single-valued concepts; `context` (the conversation's topic words) adds concepts only."""
     if similarity < MIN_SIMILARITY:
         return similarity, ""
-    a, b = concepts(new), concepts(old)
+    a, b = concepts(f"{new} {context}" if context else new), concepts(old)
     shared = {c for c in set(a) & set(b) if a[c] or not single_only}
     if single_only and not shared:
         return similarity, ""
@@ -154,7 +174,20 @@ def topic_score(
     if nouns:
         score += NOUN_BONUS
         why.append("shared " + "/".join(sorted(nouns)[:3]))
+    if why and _names_differ(new, old):
+        # a change replaces one named value by another: of two statements on the topic, the
+        # one that names a value is the likelier one replaced
+        score += CONTRAST_BONUS
+        why.append("another name")
     return score, ", ".join(why)
+
+
+def _names_differ(new: str, old: str) -> bool:
+    from memory.extraction.salience import named_things
+
+    a = {n.lower() for n in named_things(new)} - {"user", "the user"}
+    b = {n.lower() for n in named_things(old)} - {"user", "the user"}
+    return bool(a and b and not a & b)
 
 
 _NAME_SHAPED = re.compile(r"[A-Z0-9]")  # "United", "iPhone", "X-T4" — not "alert", "team"
@@ -172,20 +205,29 @@ _DAY = re.compile(r"^(?:周[一二三四五六日]|周末)$")
 _CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])")  # "9:30", not the "1:1" of a meeting
 
 
-def shared_values(new: str, old: str) -> set[str]:
-    """The concrete values both statements name: a name, a model, a weekday, a clock time."""
+def concrete_values(text: str) -> set[str]:
+    """The concrete values a statement names: names and models as written, weekdays (as
+    "周二" whatever the language), clock times as written."""
     from memory.extraction.rules import schedule_values
 
-    def values(text: str) -> set[str]:
-        named = {v.lower() for v in literal_names(text)}
-        days = {v for v in schedule_values(text) if _DAY.match(v)}
-        return named | days | set(_CLOCK.findall(text))
+    named = {v.lower() for v in literal_names(text)}
+    days = {v for v in schedule_values(text) if _DAY.match(v)}
+    return named | days | set(_CLOCK.findall(text))
 
-    return values(new) & values(old)
+
+def shared_values(new: str, old: str) -> set[str]:
+    """The concrete values both statements name."""
+    return concrete_values(new) & concrete_values(old)
 
 
 def same_topic(
-    new: str, old: str, similarity: float, *, single_only: bool = False, change: bool = False
+    new: str,
+    old: str,
+    similarity: float,
+    *,
+    single_only: bool = False,
+    change: bool = False,
+    context: str = "",
 ) -> tuple[bool, float, str]:
     """Same topic when the score reaches SAME_TOPIC — or SAME_SINGLE_TOPIC when they share a
     one-at-a-time concept (a person has one commute, one employer): there a change worded far
@@ -198,12 +240,15 @@ def same_topic(
             score, why = topic_score(new, old, similarity)
             why = ", ".join(filter(None, [why, "names " + "/".join(sorted(named)[:3])]))
             return True, score + SINGLE_BONUS, why
-    single = any(c for c, s in concepts(new).items() if s and c in concepts(old))
+    mine = concepts(f"{new} {context}" if context else new)
+    single = any(c for c, s in mine.items() if s and c in concepts(old))
     if single and change:
         # a change word on a one-at-a-time concept ("relocate 到新加坡了" / "base 在深圳"):
         # the concept says what is replaced even where the embedding is lost (code-switching)
-        score, why = topic_score(new, old, max(similarity, MIN_SIMILARITY), single_only=True)
+        score, why = topic_score(
+            new, old, max(similarity, MIN_SIMILARITY), single_only=True, context=context
+        )
         return bool(why), score, why
-    score, why = topic_score(new, old, similarity, single_only=single_only)
+    score, why = topic_score(new, old, similarity, single_only=single_only, context=context)
     needed = SAME_SINGLE_TOPIC if single else SAME_TOPIC
     return score >= needed and bool(why), score, why

@@ -54,3 +54,11 @@ def test_recall_queries_reach_concepts_they_ask_about_without_naming_them():
     # recall only: a statement's own concepts are not widened
     assert "residence" not in topics.concepts("there's a gym nearby")
     assert topics.query_concepts("帮我订个酒店") == {"hotel", "trip"}
+
+
+def test_the_conversations_topic_names_what_a_change_replaces():
+    # "以后保养别提醒我去之前那家了" came first; the change itself names other things
+    old, new = "用户一直在那家 4S 店做车辆保养，原厂件放心", "用户换到途虎了，离家近，便宜一半"
+    sim = _similarity(old, new)
+    assert not topics.same_topic(new, old, sim, change=True)[0]
+    assert topics.same_topic(new, old, sim, change=True, context="保养")[0]
