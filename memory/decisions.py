@@ -402,7 +402,8 @@ def _topic_conflict(
         # worded without its topic ("换途虎了"): what the conversation was about stands in
         text = " ".join([text, *candidate.context_topics])
     best = _most_on_topic(text, existing, similarity, worded_as_change)
-    if best is None and worded_as_change and candidate.context_topics and text == candidate.content:
+    changed = bool(CHANGE_RE.search(said))  # a firm decision ("就按这个来") is no change of topic
+    if best is None and changed and candidate.context_topics and text == candidate.content:
         # a change worded with other nouns than its topic ("换途虎了，小区门口就有个工场店"
         # after talk of 保养): the conversation's topic says what is replaced
         context = " ".join(candidate.context_topics)
