@@ -18,6 +18,9 @@
                 international "+<country> ..." numbers (8-15 digits) and NANP "415-555-0100"
     [PASSPORT]  passport numbers (after "passport"/"护照", or the CN E/G + 8 digits form)
     [ACCOUNT]   membership / frequent-flyer / account numbers introduced by such a label
+    [ADDRESS]   the street-level part of a postal address: "锦绣路1888弄12号1502室", "2217 Fillmore
+                St Apt 4C", "Blk 123 … #04-56", "Flat 12B"; the district and city stay ("浦东新区",
+                "San Francisco"): they say where someone lives without finding their door
 
 Numbers that fail the checks stay: years ("2026"), prices ("8万", "80000"), times ("14:30"),
 dates ("2026-01-06"), order numbers that are not Luhn-valid, quantities.
@@ -75,6 +78,26 @@ ACCOUNT_RE = re.compile(
     r"(?i)((?:frequent[- ]flyer|membership|member|loyalty|account|customer|会员|常旅客|账户|账号|"
     r"银行卡|卡)(?:\s*(?:number|no\.?|#|id|号码|号|卡号))?)(\s*(?:is|:|：|为|是)?\s*)"
     r"([A-Z]{0,3}[ -]?\d[\d -]{4,}\d)(?![0-9A-Za-z])"
+)
+
+# From the house number after a road name down to the door (弄 / 号 / 栋 / 单元 / 室): the road
+# and the district stay ("浦东新区锦绣路[ADDRESS]"); "2号线" is a metro line, not a house.
+_ZH_NO = r"\s?\d{1,5}\s?"
+ZH_ADDRESS_RE = re.compile(
+    rf"(?<=[路街道巷里同]){_ZH_NO}(?:弄|号(?!线)|號)"
+    rf"(?:{_ZH_NO}(?:弄|号(?![线楼])|號|栋|棟|幢|座))*(?:{_ZH_NO}单元)?(?:{_ZH_NO}(?:室|房|号房))?"
+    rf"|(?<!\d)\d{{1,5}}\s?(?:栋|棟|幢|座)(?:{_ZH_NO}单元)?{_ZH_NO}(?:室|房)"
+)
+_EN_STREET = (
+    r"(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Dr|Drive|Ln|Lane|Way|Ct|Court|Pl|Place|"
+    r"Ter|Terrace|Pkwy|Parkway|Hwy|Highway|Cres|Crescent|Sq|Square)"
+)
+EN_ADDRESS_RE = re.compile(
+    rf"(?<![\w#-])\d{{1,6}}[A-Za-z]?\s+(?:[A-Z][A-Za-z'.-]*\s+){{1,3}}{_EN_STREET}\b\.?"
+    r"(?:,?\s*(?:Apt|Apartment|Unit|Suite|Ste|Flat|#)\.?\s*[\w-]+)?"
+    r"|\b(?:Apt|Apartment|Suite|Ste)\.?\s*#?\d+[A-Za-z]?\b"
+    r"|\b(?:Blk|Block)\s*\d{1,4}[A-Za-z]?\b|(?<![\w-])#\d{1,3}-\d{1,5}\b"
+    r"|\bFlat\s+\d{1,4}[A-Za-z]?\b|\b\d{1,3}/F\b"
 )
 
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
@@ -185,6 +208,8 @@ def redact(text: str) -> RedactionResult:
         return m.group(1) + m.group(2) + bump("ACCOUNT")
 
     out = ACCOUNT_RE.sub(account_sub, out)
+    out = ZH_ADDRESS_RE.sub(lambda m: bump("ADDRESS"), out)
+    out = EN_ADDRESS_RE.sub(lambda m: bump("ADDRESS"), out)
     return RedactionResult(out, found)
 
 

@@ -125,3 +125,24 @@ def test_pii_glued_to_chinese_is_redacted(text):
 def test_identifiers_recognised_by_shape_or_context(text, kind, raw):
     res = redact(text)
     assert raw not in res.text and res.found.get(kind) == 1, res.text
+
+
+@pytest.mark.parametrize(
+    ("text", "raw", "kept"),
+    [
+        ("快递放浦东新区锦绣路1888弄12号1502室门口", "1888弄12号1502室", "浦东新区锦绣路"),
+        ("我家在3栋2单元1201室，电梯坏了", "1201", "我家在"),
+        ("I'm at 2217 Fillmore St Apt 4C, San Francisco", "2217 Fillmore", "San Francisco"),
+        ("deliver to Blk 123 Tampines St 11 #04-56 please", "#04-56", "Tampines"),
+    ],
+)
+def test_street_addresses_keep_the_district_but_not_the_door(text, raw, kept):
+    res = redact(text)
+    assert raw not in res.text and kept in res.text and res.found.get("ADDRESS"), res.text
+
+
+@pytest.mark.parametrize(
+    "text", ["在南京西路2号线站等我", "12号线转2号线", "住在华山路上", "3 号会议室"]
+)
+def test_metro_lines_and_roads_alone_are_not_addresses(text):
+    assert redact(text).text == text
