@@ -34,11 +34,11 @@ RUN DJANGO_SECRET_KEY=collectstatic-build-only python manage.py collectstatic --
  && python -m compileall -q /app
 
 USER engram
-EXPOSE 8000
+EXPOSE 8000 8001
 VOLUME ["/data"]
 
 # gunicorn binds 0.0.0.0:$PORT when PORT is set and uses $WEB_CONCURRENCY workers (default 2
-# here); scripts/gunicorn.conf.py has the rest. Worker and beat override the command (see
-# docker-compose.yml).
+# here); scripts/gunicorn.conf.py has the rest. The MCP server (uvicorn config.asgi on 8001),
+# worker and beat override the command (see docker-compose.yml).
 ENV WEB_CONCURRENCY=2
 CMD ["gunicorn", "-c", "scripts/gunicorn.conf.py", "config.wsgi"]

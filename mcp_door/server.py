@@ -7,6 +7,8 @@ no session lives in one process's memory.
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -44,6 +46,8 @@ ALIASES = {
 
 
 def build_server() -> MCPServer:
+    # Stateless mode "terminates" a throwaway transport after every POST and says so at INFO.
+    logging.getLogger("mcp.server.streamable_http").setLevel(logging.WARNING)
     server = MCPServer("engram", instructions=INSTRUCTIONS, version="1")
     for name, fn in {**TOOLS, **ALIASES}.items():
         server.add_tool(tools.engram_tool(fn), name=name, description=fn.__doc__)

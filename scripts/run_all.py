@@ -8,14 +8,17 @@
    password), setup_periodic_tasks.
 3. Starts, each in its own process group, with output prefixed by its name:
        web     gunicorn config.wsgi, 2 workers, on $BIND:$PORT (default 127.0.0.1:8000)
+       mcp     uvicorn config.asgi (the MCP server at /mcp; every other path is Django too)
+               on $BIND:$MCP_PORT (default $PORT + 1, i.e. 127.0.0.1:8001)
        worker  celery -A config worker --concurrency 1
        beat    celery -A config beat with django_celery_beat's DatabaseScheduler
-4. Ctrl-C (or SIGTERM) stops all three, then the embedded servers if this run started them and
+4. Ctrl-C (or SIGTERM) stops all four, then the embedded servers if this run started them and
    no other command (e.g. a `make test` in another terminal) still uses them.
-   If any of the three exits on its own, the others are stopped too and the exit code is 1.
+   If any of the four exits on its own, the others are stopped too and the exit code is 1.
 
-Environment: PORT (8000), BIND (127.0.0.1; use 0.0.0.0 to accept remote connections),
-WEB_WORKERS (2), RUN_SKIP_SEED=1 to skip seed_demo, DJANGO_DEBUG (defaults to true here).
+Environment: PORT (8000), MCP_PORT (PORT + 1), BIND (127.0.0.1; use 0.0.0.0 to accept
+remote connections), WEB_WORKERS (2), MCP_WORKERS (1), RUN_SKIP_SEED=1 to skip seed_demo,
+DJANGO_DEBUG (defaults to true here).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import devstack  # noqa: E402
 
 BIN = Path(sys.executable).parent
-COLORS = {"web": "\033[36m", "worker": "\033[33m", "beat": "\033[35m"}
+COLORS = {"web": "\033[36m", "mcp": "\033[32m", "worker": "\033[33m", "beat": "\033[35m"}
 RESET = "\033[0m"
 USE_COLOR = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 _print_lock = threading.Lock()
@@ -69,6 +72,8 @@ def main() -> int:
     port = os.environ.get("PORT", "8000")
     bind = os.environ.get("BIND", "127.0.0.1")
     workers = os.environ.get("WEB_WORKERS", "2")
+    mcp_port = os.environ.get("MCP_PORT") or str(int(port) + 1)
+    mcp_workers = os.environ.get("MCP_WORKERS", "1")
 
     stack_env, _ = devstack.ensure(client_pid=os.getpid())
     env = {**os.environ, **stack_env, "PYTHONUNBUFFERED": "1", "PORT": port}
@@ -133,6 +138,19 @@ def main() -> int:
             "--workers",
             workers,
         ],
+        # MCP's streamable HTTP transport is ASGI: uvicorn serves config.asgi next to gunicorn.
+        "mcp": [
+            str(BIN / "uvicorn"),
+            "config.asgi:application",
+            "--host",
+            bind,
+            "--port",
+            mcp_port,
+            "--workers",
+            mcp_workers,
+            "--timeout-graceful-shutdown",
+            "10",
+        ],
         "worker": [
             str(BIN / "celery"),
             "-A",
@@ -176,7 +194,9 @@ def main() -> int:
     say(f"  API docs   {base}/api/docs/")
     say(f"  console    {base}/console/")
     say(f"  health     {base}/healthz")
-    say("Ctrl-C stops web, worker and beat (and the embedded servers if nothing else uses them).")
+    say(f"  MCP        http://{host}:{mcp_port}/mcp  (agent key as Authorization: Bearer)")
+    say("Ctrl-C stops web, mcp, worker and beat (and the embedded servers if nothing else")
+    say("uses them).")
     say("")
 
     rc = 0
