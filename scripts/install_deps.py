@@ -6,8 +6,13 @@ The project is an application, not a distributable package ([tool.setuptools] pa
 so instead of `pip install -e .` we read [project].dependencies plus the requested
 [project.optional-dependencies] groups with tomllib and hand them to pip.
 
+With the `dev` extra, the Python SDK in clients/python (distribution engram-client, module
+engram) is installed too, in editable mode, so the tests (tests/sdk) and the examples import it
+from the checkout. The server itself does not need it (the Docker image installs no extra).
+
 Idempotent and quiet: a stamp file next to the interpreter's environment records a hash of
-the requirement list; when it matches, nothing runs (takes ~50 ms). Standard library only.
+the requirement list (and of the SDK's pyproject.toml and location); when it matches, nothing
+runs (takes ~50 ms). Standard library only.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# Packages of this repository installed in editable mode with the `dev` extra.
+DEV_LOCAL_PACKAGES = [ROOT / "clients" / "python"]
 
 
 def requirements(pyproject: Path, extras: list[str]) -> list[str]:
@@ -43,8 +50,13 @@ def main() -> int:
 
     extras = [e.strip() for e in args.extras.split(",") if e.strip()]
     reqs = requirements(Path(args.pyproject), extras)
+    local_packages = DEV_LOCAL_PACKAGES if "dev" in extras else []
+    local = [
+        {"path": str(path), "pyproject": (path / "pyproject.toml").read_text(encoding="utf-8")}
+        for path in local_packages
+    ]
     digest = hashlib.sha256(
-        json.dumps({"python": sys.version, "reqs": reqs}, sort_keys=True).encode()
+        json.dumps({"python": sys.version, "reqs": reqs, "local": local}, sort_keys=True).encode()
     ).hexdigest()
 
     stamp = Path(sys.prefix) / f".engram-deps-{'-'.join(extras) or 'base'}.sha256"
@@ -64,6 +76,7 @@ def main() -> int:
         "--disable-pip-version-check",
         "--no-input",
         *reqs,
+        *(arg for path in local_packages for arg in ("-e", str(path))),
     ]
     result = subprocess.run(cmd, check=False)  # noqa: S603 - fixed argv, our own pyproject
     if result.returncode != 0:
