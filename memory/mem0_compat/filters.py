@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from core.exceptions import ApplicationError
@@ -50,11 +51,17 @@ def _memory_id(value: Any) -> int:
     return int(text)
 
 
-def _moment(value: Any) -> dt.datetime | dt.date:
+def _moment(value: Any) -> dt.datetime:
+    """A date or date-time; without a zone it is read in the server's time zone."""
     if isinstance(value, str):
-        parsed = parse_datetime(value) or parse_date(value)
+        try:
+            parsed = parse_datetime(value)
+            if parsed is None and (day := parse_date(value)) is not None:
+                parsed = dt.datetime.combine(day, dt.time())
+        except ValueError:
+            parsed = None
         if parsed is not None:
-            return parsed
+            return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
     raise ValueError("an ISO 8601 date or date-time")
 
 
@@ -191,19 +198,22 @@ def _one(
             value = parse(operand)
     except ValueError as exc:
         raise invalid_filter(f"The value must be {exc}.", path) from exc
+    # Each positive condition also says "has a value", so that its negation (ne, nin, NOT)
+    # matches memories without one (no agent_id), not SQL's unknown.
+    present = Q(**{f"{lookup}__isnull": False})
     if list_field:  # Memory.entities is an array: "eq"/"contains" = it holds the value
         if op in ("in", "nin"):
-            return Q(**{f"{lookup}__overlap": values})
-        return Q(**{f"{lookup}__contains": [value]})
-    if op == "in":
-        return Q(**{f"{lookup}__in": values})
-    if op == "nin":
-        return ~Q(**{f"{lookup}__in": values})
-    if op == "ne":
-        return ~Q(**{lookup: value})
-    if op == "eq" or (op == "contains" and lookup == "category"):
-        return Q(**{lookup: value})
-    return Q(**{f"{lookup}__{op}": value})
+            condition = Q(**{f"{lookup}__overlap": values})
+        else:
+            condition = Q(**{f"{lookup}__contains": [value]})
+    elif op in ("in", "nin"):
+        condition = Q(**{f"{lookup}__in": values})
+    elif op in ("eq", "ne") or (op == "contains" and lookup == "category"):
+        condition = Q(**{lookup: value})
+    else:
+        condition = Q(**{f"{lookup}__{op}": value})
+    condition &= present
+    return ~condition if op in ("ne", "nin") else condition
 
 
 def filter_fields(filters: Any) -> set[str]:
