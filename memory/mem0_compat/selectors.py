@@ -89,9 +89,12 @@ def memory_with_source(memory: Memory) -> Memory:
     )
 
 
-def memories_with_source(ids: list[int]) -> dict[int, Memory]:
+def recalled_memories(*, subject: Subject, ids: list[int], condition: Q) -> dict[int, Memory]:
+    """Recalled memories (of a subject already checked for the agent) that also match the
+    rest of a mem0 filter, with their source events: one query."""
     rows = (
-        Memory.objects.filter(pk__in=ids)
+        Memory.objects.filter(subject=subject, pk__in=ids)
+        .filter(condition)
         .select_related("subject", "source_event")
         .defer("embedding", "search_vector", "search_text", "source_event__content")
     )

@@ -265,12 +265,7 @@ def _search(view: Mem0View, data: dict[str, Any]) -> list[dict[str, Any]]:
         actor=view.actor,
     )
     ids = [item.memory.pk for item in result.selected]
-    rows = {
-        m.pk: m
-        for m in mem0_selectors.memories_for_agent(
-            agent=view.agent, condition=condition, user_id=user_id, any_status=True
-        ).filter(pk__in=ids)
-    }
+    rows = mem0_selectors.recalled_memories(subject=subject, ids=ids, condition=condition)
     threshold = data.get("threshold")
     hits = [
         search_shape(item, rows[item.memory.pk], result.route)
