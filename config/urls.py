@@ -34,6 +34,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include("memory.urls")),
     re_path(r"^api/", api_not_found),  # after every /api/ route
+    path("mem0/", include("memory.mem0_compat.urls")),  # mem0-compatible door (README)
     path("console/", include("console.urls")),
     path("me/", include("privacy.urls_me")),
 ]

@@ -895,6 +895,40 @@ def _candidate_payload(candidate: Candidate, occurred_at: dt.datetime) -> dict[s
 # --------------------------------------------------------------------------- direct edits
 
 
+def memory_write_verbatim(
+    *,
+    subject: Subject,
+    content: str,
+    occurred_at: dt.datetime,
+    actor: Actor,
+    source_event: Event | None = None,
+    category: str = Memory.Category.FACT,
+) -> WriteResult:
+    """Store a statement as the caller wrote it, without extraction (mem0's `infer=false`).
+
+    It still takes the one write path (`memory_ingest`): the conflict slot is derived as for
+    extracted statements, PII is redacted, duplicates merge and contradictions supersede."""
+    from memory.extraction.slots import slot_for
+
+    slot, values, entities = slot_for(content, category)
+    candidate = Candidate(
+        content=content,
+        category=category,
+        entities=entities,
+        confidence=0.9,  # the agent states it; same default as POST …/memories
+        slot=slot,
+        values=values,
+        source_quote=content[:500],
+    )
+    return memory_ingest(
+        subject=subject,
+        candidate=candidate,
+        occurred_at=occurred_at,
+        source_event=source_event,
+        actor=actor,
+    )
+
+
 def memory_correct(
     *,
     memory: Memory,

@@ -143,7 +143,11 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Engram API",
-    "DESCRIPTION": "Long-term memory for AI agents: events in, versioned memories and recall out.",
+    "DESCRIPTION": (
+        "Long-term memory for AI agents: events in, versioned memories and recall out. "
+        "A mem0-compatible API is served under /mem0/ (a compatibility surface following "
+        "mem0's own API; see the README, section 'The mem0-compatible API')."
+    ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
