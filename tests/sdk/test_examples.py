@@ -1,5 +1,5 @@
 """The SDK example runs in CI: a subprocess against the live test server, as a user would run
-it. (The mem0 and MCP examples need their doors and clients; they are not run here.)"""
+it. (The mem0 and MCP examples run in tests/compat/ and tests/mcp_door/.)"""
 
 import os
 import subprocess
