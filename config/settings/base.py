@@ -146,7 +146,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Long-term memory for AI agents: events in, versioned memories and recall out. "
         "A mem0-compatible API is served under /mem0/ (a compatibility surface following "
-        "mem0's own API; see the README, section 'The mem0-compatible API')."
+        "mem0's own API; see the README, section 'The mem0-compatible API'). An MCP server "
+        "(streamable HTTP, tools named like mem0's) is served at /mcp on the MCP port (README, "
+        "'The MCP server'), and clients/python/ is a typed Python SDK for this v1 API "
+        "(README, 'Python SDK')."
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
