@@ -9,7 +9,7 @@
 3. Starts, each in its own process group, with output prefixed by its name:
        web     gunicorn config.wsgi, 2 workers, on $BIND:$PORT (default 127.0.0.1:8000)
        worker  celery -A config worker --concurrency 1
-       beat    celery -A config beat with django_celery_beat's DatabaseScheduler
+       beat    celery -A config beat with django_celery_beat's DatabaseScheduler (core/beat.py)
 4. Ctrl-C (or SIGTERM) stops all three, then the embedded servers if this run started them and
    no other command (e.g. a `make test` in another terminal) still uses them.
    If any of the three exits on its own, the others are stopped too and the exit code is 1.
@@ -151,7 +151,7 @@ def main() -> int:
             "-l",
             "info",
             "--scheduler",
-            "django_celery_beat.schedulers:DatabaseScheduler",
+            "core.beat:OutageTolerantDatabaseScheduler",
         ],
     }
     for name, cmd in commands.items():
