@@ -11,7 +11,7 @@
        mcp     uvicorn config.asgi (the MCP server at /mcp; every other path is Django too)
                on $BIND:$MCP_PORT (default $PORT + 1, i.e. 127.0.0.1:8001)
        worker  celery -A config worker --concurrency 1
-       beat    celery -A config beat with django_celery_beat's DatabaseScheduler
+       beat    celery -A config beat with django_celery_beat's DatabaseScheduler (core/beat.py)
 4. Ctrl-C (or SIGTERM) stops all four, then the embedded servers if this run started them and
    no other command (e.g. a `make test` in another terminal) still uses them.
    If any of the four exits on its own, the others are stopped too and the exit code is 1.
@@ -169,7 +169,7 @@ def main() -> int:
             "-l",
             "info",
             "--scheduler",
-            "django_celery_beat.schedulers:DatabaseScheduler",
+            "core.beat:OutageTolerantDatabaseScheduler",
         ],
     }
     for name, cmd in commands.items():

@@ -183,7 +183,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 0,
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULER = "core.beat:OutageTolerantDatabaseScheduler"
 CELERY_TASK_ALWAYS_EAGER = False
 
 # --- Engram ---
