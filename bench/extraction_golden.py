@@ -120,22 +120,20 @@ def _scenario_calls() -> list[tuple[str, list, list[str]]]:
 
 def _helpers(text: str, category: str) -> dict:
     """What writers and recall derive from one text besides the extractor's candidates."""
-    from memory import recall
     from memory.extraction import rules, topics
     from memory.extraction.slots import slot_for
-    from memory.models import Memory
+    from memory.language import dates, numerals
 
-    memory = Memory(content=text, category=category, slot_values=[])
     return _jsonable(
         {
             "slot_for": slot_for(text, category),
-            "schedule": rules.schedule_values(text),
-            "amount": rules.amount_values(text),
-            "date": rules.date_values(text),
+            "schedule": dates.schedule_values(text),
+            "amount": numerals.amount_values(text),
+            "date": dates.date_values(text),
             "dated_event": rules.dated_event(text),
             "concepts": topics.concepts(text),
-            "memory_dates": recall.memory_dates(text),
-            "plan_dates": recall.plan_dates(memory, TODAY),
+            "memory_dates": dates.memory_dates(text),
+            "plan_dates": dates.plan_dates(text, [], TODAY),
             "change": bool(rules.CHANGE_RE.search(text)),
             "firm": bool(rules.FIRM_RE.search(text)),
         }
@@ -144,14 +142,15 @@ def _helpers(text: str, category: str) -> dict:
 
 def _query_helpers(query: str) -> dict:
     from memory import recall
+    from memory.language import dates
 
     return _jsonable(
         {
             "route": recall.route_query(query),
             "topics": recall.query_topics(query),
             "language": recall.query_language(query),
-            "plan_window": recall.plan_window(query, TODAY),
-            "date_window": recall.query_date_window(query, TODAY),
+            "plan_window": dates.plan_window(query, TODAY),
+            "date_window": dates.query_date_window(query, TODAY),
         }
     )
 

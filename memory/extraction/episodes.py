@@ -37,18 +37,13 @@ from functools import lru_cache
 
 from memory.aliases import find_entities
 from memory.extraction.base import Candidate, Turn
+from memory.language.dates import EN_MONTH, EN_WEEKDAY, ZH_WEEKDAY
+from memory.language.numerals import en_count, zh_int
+from memory.language.redaction import contains_pii
+from memory.language.text import looks_like_question, split_sentences
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
-# ---- time expressions ----------------------------------------------------------------------
-_ZH_NUM = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_EN_WEEKDAY = {d.lower(): i for i, d in enumerate(calendar.day_name)}
-_EN_MONTH = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
-_EN_MONTH.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
-_EN_MONTH["sept"] = 9
-_EN_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-           "a couple of": 2, "a few": 3, "couple of": 2, "few": 3}  # fmt: skip
 
 ZH_N = r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})"
 EN_MONTHS = (
@@ -309,23 +304,6 @@ TRAIL_FLUFF = re.compile(
 )
 
 
-# ---- helpers -------------------------------------------------------------------------------
-def _zh_int(s: str) -> int | None:
-    s = s.strip()
-    if s.isdigit():
-        return int(s)
-    if not s:
-        return None
-    if s in ("十",):
-        return 10
-    if s.startswith("十"):
-        return 10 + _ZH_NUM.get(s[1:], 0)
-    if "十" in s:
-        a, _, b = s.partition("十")
-        return _ZH_NUM.get(a, 0) * 10 + (_ZH_NUM.get(b, 0) if b else 0)
-    return _ZH_NUM.get(s)
-
-
 def _safe_date(y: int, m: int, d: int) -> dt.date | None:
     try:
         return dt.date(y, m, d)
@@ -360,11 +338,6 @@ def _recent_weekday(base: dt.date, wd: int) -> dt.date:
     return base - dt.timedelta(days=back)
 
 
-def _en_count(s: str) -> int:
-    s = s.lower()
-    return int(s) if s.isdigit() else _EN_NUM.get(s, 1)
-
-
 def _resolve(kind: str, m: re.Match, base: dt.date) -> tuple[str, object] | None:
     """(granularity, value): ("day", date) / ("week", monday) / ("weekend", saturday) /
     ("month", (y, m)) / ("year", y) / ("around", date)."""
@@ -373,22 +346,22 @@ def _resolve(kind: str, m: re.Match, base: dt.date) -> tuple[str, object] | None
         day = _safe_date(int(g["y"]), int(g["m"]), int(g["d"]))
         return ("day", day) if day else None
     if kind == "zh_ymd":
-        day = _safe_date(int(g["y"]), _zh_int(g["m"]) or 0, _zh_int(g["d"]) or 0)
+        day = _safe_date(int(g["y"]), zh_int(g["m"]) or 0, zh_int(g["d"]) or 0)
         return ("day", day) if day else None
     if kind in ("zh_rel_year_md", "zh_rel_year_m"):
         year = base.year - {"去年": 1, "前年": 2, "今年": 0}[g["ry"]]
-        month = _zh_int(g["m"]) or 0
+        month = zh_int(g["m"]) or 0
         if not 1 <= month <= 12:
             return None
         if kind == "zh_rel_year_m":
             return ("month", (year, month))
-        day = _safe_date(year, month, _zh_int(g["d"]) or 0)
+        day = _safe_date(year, month, zh_int(g["d"]) or 0)
         return ("day", day) if day else None
     if kind == "zh_ym":
-        month = _zh_int(g["m"]) or 0
+        month = zh_int(g["m"]) or 0
         return ("month", (int(g["y"]), month)) if 1 <= month <= 12 else None
     if kind == "zh_md":
-        month, d = _zh_int(g["m"]) or 0, _zh_int(g["d"]) or 0
+        month, d = zh_int(g["m"]) or 0, zh_int(g["d"]) or 0
         day = _past_md(base, month, d) if 1 <= month <= 12 else None
         return ("day", day) if day else None
     if kind in ("zh_holiday", "en_holiday"):
@@ -398,12 +371,12 @@ def _resolve(kind: str, m: re.Match, base: dt.date) -> tuple[str, object] | None
         day = _past_md(base, *md) if md else None
         return ("day", day) if day else None
     if kind == "zh_m":
-        month = _zh_int(g["m"]) or 0
+        month = zh_int(g["m"]) or 0
         return ("month", _past_month(base, month)) if 1 <= month <= 12 else None
     if kind in ("zh_y", "en_y"):
         return ("year", int(g["y"]))
     if kind == "zh_weekday":
-        wd = _ZH_WEEKDAY[g["wd"]]
+        wd = ZH_WEEKDAY[g["wd"]]
         if g["w"] in ("上", "上上"):
             weeks = 2 if g["w"] == "上上" else 1
             return ("day", _monday(base) - dt.timedelta(weeks=weeks) + dt.timedelta(days=wd))
@@ -417,7 +390,7 @@ def _resolve(kind: str, m: re.Match, base: dt.date) -> tuple[str, object] | None
             return ("weekend", _monday(base) + dt.timedelta(days=5))
         return ("weekend", _monday(base) - dt.timedelta(days=2))
     if kind == "zh_ago":
-        n = 2 if g["n"] == "两" else (3 if g["n"] == "几" else (_zh_int(g["n"]) or 1))
+        n = 2 if g["n"] == "两" else (3 if g["n"] == "几" else (zh_int(g["n"]) or 1))
         unit = g["u"]
         if unit == "天":
             return ("around" if g["n"] == "几" else "day", base - dt.timedelta(days=n))
@@ -429,16 +402,16 @@ def _resolve(kind: str, m: re.Match, base: dt.date) -> tuple[str, object] | None
     if kind == "zh_word":
         return _zh_word(g["word"], base)
     if kind in ("en_mdy", "en_md", "en_dm"):
-        month = _EN_MONTH.get(g["mon"].lower().rstrip("."))
+        month = EN_MONTH.get(g["mon"].lower().rstrip("."))
         d = int(g["d"])
         if not month:
             return None
         day = _safe_date(int(g["y"]), month, d) if g.get("y") else _past_md(base, month, d)
         return ("day", day) if day else None
     if kind == "en_my":
-        return ("month", (int(g["y"]), _EN_MONTH[g["mon"].lower()]))
+        return ("month", (int(g["y"]), EN_MONTH[g["mon"].lower()]))
     if kind == "en_m":
-        return ("month", _past_month(base, _EN_MONTH[g["mon"].lower()]))
+        return ("month", _past_month(base, EN_MONTH[g["mon"].lower()]))
     if kind == "en_the_nth":
         d = int(g["d"])
         day = _safe_date(base.year, base.month, d)
@@ -447,7 +420,7 @@ def _resolve(kind: str, m: re.Match, base: dt.date) -> tuple[str, object] | None
             day = _safe_date(y, mo, d)
         return ("day", day) if day else None
     if kind == "en_weekday":
-        wd = _EN_WEEKDAY[g["wd"].lower()]
+        wd = EN_WEEKDAY[g["wd"].lower()]
         w = (g["w"] or "").lower()
         if w == "last":
             return ("day", _monday(base) - dt.timedelta(weeks=1) + dt.timedelta(days=wd))
@@ -462,7 +435,7 @@ def _resolve(kind: str, m: re.Match, base: dt.date) -> tuple[str, object] | None
             year -= 1
         return ("season", (year, season))
     if kind == "en_ago":
-        n, unit = _en_count(g["n"]), g["u"].lower().rstrip("s")
+        n, unit = en_count(g["n"]), g["u"].lower().rstrip("s")
         if unit == "day":
             return ("day", base - dt.timedelta(days=n))
         if unit == "week":
@@ -681,7 +654,7 @@ def is_episode(sentence: str) -> bool:
 
 def _is_event(sentence: str, has_time: bool) -> tuple[bool, str]:
     """(is an episode, language of the event) for one sentence."""
-    if _rules()._is_question(sentence) or re.search(r"[？?]", sentence):
+    if looks_like_question(sentence) or re.search(r"[？?]", sentence):
         return False, ""
     if _rules().dated_event(sentence)[2]:
         return False, ""  # an event dated ahead ("年会改到一月二十五号"): a plan, not an episode
@@ -869,7 +842,7 @@ def _entities(text: str) -> list[str]:
             and (EN_LEAD_VERB_RE.match(name) or name.lower().endswith("ed"))
         ):
             continue  # "Ran my first 10k…": a verb, not a name
-        if name.lower() in _EN_MONTH or name.lower() in _EN_WEEKDAY:
+        if name.lower() in EN_MONTH or name.lower() in EN_WEEKDAY:
             continue
         ents.append(name)
     seen: set[str] = set()
@@ -884,14 +857,13 @@ def _entities(text: str) -> list[str]:
 def episodes_for_turn(turn: Turn, index: int, covered: set[str]) -> list[Candidate]:
     if turn.role != "user" or not (turn.content or "").strip():
         return []
-    rules = _rules()
     when = turn.occurred_at.date() if turn.occurred_at else None
     covered_norm = {c.strip() for c in covered}
     found: list[tuple[str, str, str, bool]] = []  # (quote, lang, text, hedged)
     prev_event = False
-    for raw in rules.split_sentences(turn.content):
+    for raw in split_sentences(turn.content):
         sentence = raw.strip()
-        if len(sentence) < 4 or rules.contains_pii(sentence):
+        if len(sentence) < 4 or contains_pii(sentence):
             prev_event = False
             continue
         has_time = bool(find_times(sentence)) or _vague_anchor(sentence)

@@ -25,6 +25,7 @@ from dataclasses import replace
 from memory.extraction import salience
 from memory.extraction.dialogue import DialogueState
 from memory.extraction.words import CJK
+from memory.language.text import split_clauses
 
 _PLAN = re.compile(
     r"打算|计划|准备|想去|要去|下周|下个月|明年|今年|月底|月初|下旬|上旬|中旬|"
@@ -147,7 +148,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     information (its question was about the person's wishes), so any non-noise answer counts."""
     from memory.extraction import rules as R
 
-    clauses = [c for c in R.split_clauses(sentence) if c.strip()]
+    clauses = [c for c in split_clauses(sentence) if c.strip()]
     question = salience.is_question(sentence) and not R.HEDGE_RE.search(sentence)
     doubted = salience.doubts(sentence)
     # a request that recurs ("帮我设个每天早上8点的提醒，点一杯美式") is a standing arrangement

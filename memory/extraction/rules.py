@@ -43,7 +43,6 @@ from memory.extraction.lexicon import (
     HEDGES_EN,
     HEDGES_ZH,
     PRODUCT_KIND,
-    QUESTION_LIKE_NAMES,
     SAFETY,
     SLOT_CATEGORY,
     STYLE_ATOMS,
@@ -59,21 +58,17 @@ from memory.extraction.salience import (
     one_off_request,
     owner,
 )
-from memory.pii import contains_pii as _contains_pii
-from memory.textsearch import _get_jieba, cn_numeral_value
-
-
-def contains_pii(text: str) -> bool:
-    """PII also when glued to Chinese text ("邮箱是a@b.com": "是" is a word character, so the
-    redaction patterns' boundaries would not match there)."""
-    return _contains_pii(text) or _contains_pii(re.sub(r"[\u4e00-\u9fff]", " ", text))
+from memory.language.dates import ZH_DATE, date_values, schedule_values
+from memory.language.numerals import amount_values
+from memory.language.redaction import beyond_pii, contains_pii, redact_pii
+from memory.language.text import CJK, lang_of, looks_like_question, split_clauses, split_sentences
+from memory.textsearch import _get_jieba
 
 
 def _alt(items) -> re.Pattern:
     return re.compile("|".join(f"(?:{i})" for i in items), re.IGNORECASE)
 
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
 HEDGE_RE = _alt(HEDGES_ZH + HEDGES_EN)
 FIRM_RE = _alt(FIRM_ZH + FIRM_EN)
 # A statement of a change ("新房东是…", "教练换了", "搬家了", "no longer…", "it's now…") is
@@ -145,13 +140,6 @@ STANDING_RE = re.compile(
 ONE_OFF_RE = re.compile(
     r"这次|这一次|这回|本次|今天|今晚|this time|for this one|this one\b|today|"
     r"tonight|for now|right now",
-    re.IGNORECASE,
-)
-QUESTION_END = re.compile(r"[？?]\s*$|(?:吗|呢|么|嘛)[。.!！…]*$")
-QUESTION_START = re.compile(
-    r"^(?:what|which|how|why|where|when|who|whom|whose|is|are|do|does|did|can|could|should|"
-    r"would|will|shall)\b|什么|怎么|为什么|哪(?:个|些|家|里|儿)|多少|几(?:个|点|天|号)|是不是|有没有|"
-    r"能不能|要不要|可不可以",
     re.IGNORECASE,
 )
 
@@ -418,45 +406,6 @@ def _short_remark(body: str) -> bool:
 
 NUMBER_RE = re.compile(r"\d|[一二两三四五六七八九十百千万]+\s*(?:个|人|台|本|万|千|次|年|名|家|层)")
 
-# ---- values ---------------------------------------------------------------------------------
-DAY_ZH = {
-    "一": "周一",
-    "二": "周二",
-    "三": "周三",
-    "四": "周四",
-    "五": "周五",
-    "六": "周六",
-    "日": "周日",
-    "天": "周日",
-}
-DAY_EN = {
-    "monday": "周一",
-    "tuesday": "周二",
-    "wednesday": "周三",
-    "thursday": "周四",
-    "friday": "周五",
-    "saturday": "周六",
-    "sunday": "周日",
-}
-DAY_RE = re.compile(
-    r"(?:周|星期|礼拜)([一二三四五六日天])|\b(monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday)s?\b|(周末|weekends?)",
-    re.IGNORECASE,
-)
-TIME_OF_DAY_RE = re.compile(
-    r"(上午|早上|早晨|中午|下午|晚上|傍晚)?\s*([零一二两三四五六七八九十\d]{1,3})\s*(?:点|:|：|时)\s*"
-    r"(半|一刻|三刻|[零一二三四五]?十(?:[一二三四五六七八九])?分?|\d{2})?(?:分)?"
-    r"|\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)",
-    re.IGNORECASE,
-)
-PERIOD_RE = re.compile(
-    r"上午|下午|晚上|中午|早上|\bmornings?\b|\bafternoons?\b|\bevenings?\b", re.IGNORECASE
-)
-AMOUNT_RE = re.compile(
-    r"[$¥€£]?\s*(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|[零一二两三四五六七八九十百千]+)\s*(万|千|k\b|w\b|百)?\s*"
-    r"(?:元|块|rmb|yuan|dollars|usd|美元)?",
-    re.IGNORECASE,
-)
 NEG_BEFORE = re.compile(
     r"(?:不|别|没|避开|避免|讨厌|烦|不要|拒绝|不想|\bno\b|\bnot\b|\bnever\b|"
     r"\bdon't\b|\bavoid\b|\bhate\b|\bwithout\b|\bno more\b)[^，,。.;；]{0,14}$",
@@ -472,108 +421,6 @@ TEAM_RE = re.compile(
     r"\s*(?:的)?\s*(?:周会|例会|组会|晨会|站会|部门例会|weekly|standup|meeting)",
     re.IGNORECASE,
 )
-SENT_SPLIT = re.compile(
-    r"(?<=[。！？!?\n])|(?<=……)|(?<=\.)(?=\s+[A-Z\u4e00-\u9fff])|(?<=[a-z]{2}\.)(?=\s+[a-z])"
-)
-CLAUSE_SPLIT = re.compile(r"(?<=[，：、；])(?=\s*\S)|(?<=[,:;])(?=\s+\S|[\u4e00-\u9fff])")
-
-
-def _lang(text: str) -> str:
-    return "zh" if len(CJK.findall(text)) >= 2 else "en"
-
-
-def zh_number(s: str) -> float | None:
-    """Chinese or Arabic numeral to float: "八" 8, "一千五" 1500, "十二" 12, "3.5" 3.5."""
-    s = s.strip()
-    if not s:
-        return None
-    try:
-        return float(s)
-    except ValueError:
-        pass
-    value = cn_numeral_value(s)
-    return None if value is None else float(value)
-
-
-def normalize_amount(num: str, unit: str | None) -> str | None:
-    value = zh_number(num.replace(",", ""))
-    if value is None:
-        return None
-    mult = {"万": 10000, "w": 10000, "千": 1000, "k": 1000, "百": 100}.get((unit or "").lower(), 1)
-    value *= mult
-    return str(int(value)) if value == int(value) else str(value)
-
-
-def _clock(period: str | None, hour_s: str, minute_s: str | None) -> str | None:
-    hour = zh_number(hour_s)
-    if hour is None or hour > 24:
-        return None
-    minute = 0
-    if minute_s:
-        if minute_s == "半":
-            minute = 30
-        elif minute_s == "一刻":
-            minute = 15
-        elif minute_s == "三刻":
-            minute = 45
-        else:
-            m = zh_number(minute_s.rstrip("分"))
-            minute = int(m) if m is not None and m < 60 else 0
-    hour = int(hour)
-    if period and period.lower().startswith(("下午", "晚上", "傍晚", "p")) and hour < 12:
-        hour += 12
-    if period == "中午" and hour < 6:
-        hour += 12
-    return f"{hour:02d}:{minute:02d}"
-
-
-def schedule_values(text: str) -> list[str]:
-    """Weekday and clock-time atoms: ["周三", "15:00"]."""
-    out: list[str] = []
-    for m in DAY_RE.finditer(text):
-        if m.group(1):
-            out.append(DAY_ZH[m.group(1)])
-        elif m.group(2):
-            out.append(DAY_EN[m.group(2).lower()])
-        else:
-            out.append("周末")
-    times = []
-    for m in TIME_OF_DAY_RE.finditer(text):
-        if m.group(2):
-            t = _clock(m.group(1), m.group(2), m.group(3))
-        else:
-            t = _clock(m.group(6), m.group(4), m.group(5))
-        if t:
-            times.append(t)
-    if not times:
-        times = [_period(p) for p in PERIOD_RE.findall(text)]
-    return list(dict.fromkeys(out + times))
-
-
-def _period(p: str) -> str:
-    p = p.lower()
-    if p.startswith(("上午", "早", "morning")):
-        return "上午"
-    if p.startswith(("下午", "afternoon")):
-        return "下午"
-    if p.startswith("中午"):
-        return "中午"
-    return "晚上"
-
-
-def amount_values(text: str) -> list[str]:
-    out = []
-    for m in AMOUNT_RE.finditer(text):
-        num, unit = m.group(1), m.group(2)
-        if not unit and not re.search(r"\d", num) and len(num) < 2:
-            continue
-        after = text[m.end() : m.end() + 2]
-        if re.match(r"\s*(?:个|人|台|本|次|年|月|号|日|点|层|晚|天|周|楼|sections?|people)", after):
-            continue
-        v = normalize_amount(num, unit)
-        if v and float(v) >= 10:
-            out.append(v)
-    return out
 
 
 def _negated(text: str, start: int, end: int) -> bool:
@@ -1048,46 +895,9 @@ BACK_TO_REAL = re.compile(
     re.IGNORECASE,
 )
 
-# Sentences glued back: an abbreviated title ("Dr. Patel") and a change stated over two
-# sentences ("I switched dentists. It's now Dr. Gomez.").
-TITLE_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St)\.$")
-CONTINUES = re.compile(
-    r"^(?:it's|it is|now it's|now it is|the new one is|(?:she|he|they)(?:'s| is| are) now)\b",
-    re.IGNORECASE,
-)
-
-
-def split_sentences(text: str) -> list[str]:
-    parts = [p.strip() for p in SENT_SPLIT.split(text or "")]
-    parts = [p for p in parts if p and not re.fullmatch(r"[\W_]+", p)]
-    out: list[str] = []
-    for p in parts:
-        if out and TITLE_END.search(out[-1]):
-            out[-1] = f"{out[-1]} {p}"
-        elif out and CONTINUES.match(p) and re.search(r"\b(?:switched|changed)\b", out[-1], re.I):
-            out[-1] = f"{out[-1].rstrip('.')}, {p[:1].lower()}{p[1:]}"
-        else:
-            out.append(p)
-    return out
-
-
-def split_clauses(sentence: str) -> list[str]:
-    return [c for c in CLAUSE_SPLIT.split(sentence) if c.strip()]
-
 
 def _core(c: str) -> str:
     return re.sub(r"[，,：:、。.!！?？；;…\s]+$", "", c.strip())
-
-
-QUESTION_NAME_RE = re.compile("|".join(re.escape(n) for n in QUESTION_LIKE_NAMES))
-
-
-def _is_question(s: str) -> bool:
-    # a name ending in a particle ("饿了么") or holding a question word is not a question
-    s = QUESTION_NAME_RE.sub("X", s.strip())
-    return bool(QUESTION_END.search(s)) or (
-        bool(QUESTION_START.match(s)) and not re.search(r"[。.!！]$", s) and _lang(s) == "en"
-    )
 
 
 # A standing taste of the user stated inside a story ("…，我一直很喜欢这家店"): kept as a
@@ -1099,31 +909,6 @@ SELF_PREF = re.compile(
     r"don't like|can't stand)\b",
     re.IGNORECASE,
 )
-
-
-def redact_pii(text: str) -> str:
-    """Redacted also where personal data is glued to Chinese ("邮箱是a@b.com")."""
-    from memory.pii import redact
-
-    if not contains_pii(text):
-        return text
-    spaced = re.sub(
-        r"(?<=[\u4e00-\u9fff])(?=[\w.+-]+@)|(?<=[\u4e00-\u9fff])(?=\+?\d{7,})", " ", text
-    )
-    return redact(spaced).text.replace(" [", "[")
-
-
-def _beyond_pii(clause: str) -> bool:
-    """Does a clause holding personal data say something else too ("有急事直接打我手机 …")?
-    Personal data is redacted at write time; it is not a reason to forget the rest."""
-    rest = re.sub(r"\[[A-Z_]+\]", "", redact_pii(clause))
-    rest = re.sub(
-        r"(?:我|用户|my|me|is|是|的|号码?|电话|手机|邮箱|e-?mail|phone|number)",
-        "",
-        rest,
-        flags=re.I,
-    )
-    return len(re.sub(r"[\W_\d]+", "", rest)) >= 4
 
 
 def changes_a_state(sentence: str) -> bool:
@@ -1177,7 +962,7 @@ class RuleExtractor:
         self, turn: Turn, idx: int, prev_reply: str, prev_asst: str, state: DialogueState
     ) -> list[Candidate]:
         text = turn.content.strip()
-        lang = _lang(text)
+        lang = lang_of(text)
         hits: list[Hit] = []
         sentences = split_sentences(text)
         hit_sentence: list[int] = []  # the sentence each hit came from
@@ -1243,10 +1028,10 @@ class RuleExtractor:
             colon
             and COLON_TOPIC.search(colon.group(1))
             and COLON_LEAD.search(colon.group(1))
-            and not _is_question(colon.group(2))
+            and not looks_like_question(colon.group(2))
         ):
             return self._colon_body(colon.group(1), colon.group(2), lang, hedged)
-        if (_is_question(full) or salience.is_question(full)) and not hedged:
+        if (looks_like_question(full) or salience.is_question(full)) and not hedged:
             return None
         kept: list[str] = []
         signal: list[str] = []  # kept clauses + fillers: decision/firm markers live there too
@@ -1268,7 +1053,7 @@ class RuleExtractor:
             after_task = False
             if re.search(r"[？?]\s*$", clause) and not hedged:
                 continue
-            if contains_pii(core) and not _beyond_pii(core):
+            if contains_pii(core) and not beyond_pii(core):
                 continue  # nothing but the number ("手机号 139…"): redaction would leave nothing
             kept.append(clause.strip())
             signal.append(core)
@@ -1512,7 +1297,7 @@ class RuleExtractor:
         ("海尔的" after "哪个牌子的？" about a fridge → "用户的冰箱是海尔的")."""
         if is_episode(text):
             return None
-        qs = [s for s in split_sentences(prev_reply) if _is_question(s)]
+        qs = [s for s in split_sentences(prev_reply) if looks_like_question(s)]
         if not qs:
             return general.detect(text, state, answer=False)
         q = qs[-1]
@@ -1679,7 +1464,7 @@ def _statement_fix(prev_asst: str, right: str, wrong: str) -> str | None:
         if c.strip()
     ]
     for clause in reversed(clauses):
-        if ACK_RE.match(clause) or ASST_SELF.search(clause) or _is_question(clause):
+        if ACK_RE.match(clause) or ASST_SELF.search(clause) or looks_like_question(clause):
             continue
         fixed = _replace_value(clause, right, wrong)
         if not fixed:
@@ -2166,25 +1951,6 @@ def generic_slot(text: str) -> tuple[str, list[str]]:
 ZH_LATIN_NAME = r"[A-Za-z0-9][A-Za-z0-9_.+&-]*(?:\s[A-Za-z0-9][A-Za-z0-9_.+&-]*){0,2}"
 
 
-# ---- dated events of the user's world ----------------------------------------------------
-# "公司的年会定在一月十八号", "体检改到六月三号", "Our team offsite is on March 3", "The launch got
-# pushed to Sept 9": the event is the thing, its calendar date ("MM-DD") the value, so a moved
-# date contradicts the old one.
-_ZH_N = r"[零〇一二两三四五六七八九十\d]{1,3}"
-ZH_DATE = re.compile(rf"(?P<m>{_ZH_N})\s*月份?\s*(?P<d>{_ZH_N})\s*[号日]")
-EN_MONTH_NUM = {
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
-    "oct": 10, "nov": 11, "dec": 12,
-}  # fmt: skip
-_EN_MON = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-EN_DATE = re.compile(
-    rf"\b(?P<mon>{_EN_MON})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b|"
-    rf"\b(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon2>{_EN_MON})\b",
-    re.IGNORECASE,
-)
 ZH_SCHED_VERB = (
     r"(?:定在|定于|定到|安排在|排在|约在|放在|改在|改到|改成|挪到|推到|推迟到|延到|延期到|"
     r"提前到|调到|换到)"
@@ -2215,24 +1981,6 @@ EN_DATED = re.compile(
 )
 # Dates of a person, not of an event: a fact, not a plan ("我生日是十月十二号").
 PERSONAL_DATE = re.compile(r"生日|纪念日|生辰|忌日|birthday|anniversary|\bborn\b", re.IGNORECASE)
-
-
-def _md(m: int | float | None, d: int | float | None) -> str:
-    if not m or not d or not (1 <= m <= 12 and 1 <= d <= 31):
-        return ""
-    return f"{int(m):02d}-{int(d):02d}"
-
-
-def date_values(text: str) -> list[str]:
-    """Calendar dates (month + day) in the text as "MM-DD": "一月十八号" "01-18", "March 3rd"
-    "03-03", "3 Sept" "09-03". Lower-case "may"/"mar" are words, not months."""
-    out = [_md(zh_number(m.group("m")), zh_number(m.group("d"))) for m in ZH_DATE.finditer(text)]
-    for m in EN_DATE.finditer(text):
-        mon = m.group("mon") or m.group("mon2")
-        if mon.lower() in ("may", "mar") and mon[0].islower():
-            continue
-        out.append(_md(EN_MONTH_NUM[mon[:3].lower()], int(m.group("d") or m.group("d2"))))
-    return list(dict.fromkeys(v for v in out if v))
 
 
 ZH_EVENT_OWNER = re.compile(

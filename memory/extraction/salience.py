@@ -24,6 +24,8 @@ from dataclasses import dataclass, fields
 from functools import cache, lru_cache
 
 from memory.extraction.words import CJK, alternation, pos_cut, words
+from memory.language.dates import DAY_RE, TIME_OF_DAY_RE
+from memory.language.text import looks_like_question, split_clauses
 
 EMOJI = re.compile(
     "[\U0001f300-\U0001faff\U00002600-\U000027bf\U0001f000-\U0001f2ff\u2b50\u2b55\u200d\ufe0f]"
@@ -226,9 +228,8 @@ _ASKS = re.compile(rf"{_DOUBT.pattern}|(?:^|[，,\s])你(?:说|觉得|看)(?![�
 def is_question(text: str) -> bool:
     """A question, also without a question mark: "…会不会 rebel", "是不是该换了", a guess
     seeking confirmation ("Australia 的 capital 是 Sydney 吧")."""
-    from memory.extraction import rules as R
 
-    if R._is_question(text):
+    if looks_like_question(text):
         return True
     if _FIRST_PERSON.search(text):
         return False
@@ -362,8 +363,8 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         quantity=bool(_quantity().search(core)),
         time=bool(
             R.TIME_RE.search(core)
-            or R.DAY_RE.search(core)
-            or R.TIME_OF_DAY_RE.search(core)
+            or DAY_RE.search(core)
+            or TIME_OF_DAY_RE.search(core)
             or _YEAR.search(core)
         ),
         owned=bool(_OWNED.search(core)),
@@ -429,10 +430,9 @@ def judgement(clause: str) -> bool:
 
 def noise_only(sentence: str) -> bool:
     """Every clause of the sentence is noise ("不用 😂", "lol no thanks")."""
-    from memory.extraction import rules as R
 
-    clauses = [c for c in R.split_clauses(sentence) if c.strip()]
-    return bool(clauses) and all(noise_reason(c, question=R._is_question(c)) for c in clauses)
+    clauses = [c for c in split_clauses(sentence) if c.strip()]
+    return bool(clauses) and all(noise_reason(c, question=looks_like_question(c)) for c in clauses)
 
 
 @cache

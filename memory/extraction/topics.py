@@ -208,7 +208,7 @@ _CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])")  # "9:30", not the "1:1
 def concrete_values(text: str) -> set[str]:
     """The concrete values a statement names: names and models as written, weekdays (as
     "周二" whatever the language), clock times as written."""
-    from memory.extraction.rules import schedule_values
+    from memory.language.dates import schedule_values
 
     named = {v.lower() for v in literal_names(text)}
     days = {v for v in schedule_values(text) if _DAY.match(v)}

@@ -11,10 +11,10 @@ import pytest
 from memory.decisions import SUPERSEDE, ExistingMemory, decide
 from memory.extraction.episodes import is_episode
 from memory.extraction.rules import (
-    _is_question,
     derive_slot,
     well_formed_thing,
 )
+from memory.language.text import looks_like_question
 from tests.memory.extraction.helpers import WHEN, cands, semantic
 
 
@@ -140,9 +140,9 @@ def test_chinese_ba_construction():
 
 # ---- 5. names that look like questions -----------------------------------------------------
 def test_brand_ending_in_particle_is_not_a_question():
-    assert not _is_question("我买零食一般用饿了么")
-    assert _is_question("你用饿了么吗")
-    assert _is_question("你吃饭了么")
+    assert not looks_like_question("我买零食一般用饿了么")
+    assert looks_like_question("你用饿了么吗")
+    assert looks_like_question("你吃饭了么")
     c = one("我买零食一般用饿了么")
     assert "饿了么" in c.values
 

@@ -10,11 +10,11 @@ import pytest
 
 from memory.decisions import SUPERSEDE, ExistingMemory, compare_values, decide
 from memory.extraction.rules import (
-    date_values,
     dated_event,
     derive_slot,
     product_slot,
 )
+from memory.language.dates import date_values
 from tests.memory.extraction.helpers import WHEN, episodic, semantic
 
 
