@@ -55,7 +55,7 @@ def record_tests() -> None:
 
     class Recorder:
         def pytest_configure(self, config):
-            from memory.extraction.rules import RuleExtractor
+            from memory.extraction.rules.extractor import RuleExtractor
 
             original = RuleExtractor.extract
 
@@ -120,8 +120,10 @@ def _scenario_calls() -> list[tuple[str, list, list[str]]]:
 
 def _helpers(text: str, category: str) -> dict:
     """What writers and recall derive from one text besides the extractor's candidates."""
-    from memory.extraction import rules, topics
-    from memory.extraction.slots import slot_for
+    from memory.extraction import topics
+    from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE
+    from memory.extraction.slots.derive import slot_for
+    from memory.extraction.slots.events import dated_event
     from memory.language import dates, numerals
 
     return _jsonable(
@@ -130,12 +132,12 @@ def _helpers(text: str, category: str) -> dict:
             "schedule": dates.schedule_values(text),
             "amount": numerals.amount_values(text),
             "date": dates.date_values(text),
-            "dated_event": rules.dated_event(text),
+            "dated_event": dated_event(text),
             "concepts": topics.concepts(text),
             "memory_dates": dates.memory_dates(text),
             "plan_dates": dates.plan_dates(text, [], TODAY),
-            "change": bool(rules.CHANGE_RE.search(text)),
-            "firm": bool(rules.FIRM_RE.search(text)),
+            "change": bool(CHANGE_RE.search(text)),
+            "firm": bool(FIRM_RE.search(text)),
         }
     )
 
@@ -157,7 +159,7 @@ def _query_helpers(query: str) -> dict:
 
 def run(out_path: str) -> None:
     from memory.extraction.base import Turn
-    from memory.extraction.rules import RuleExtractor
+    from memory.extraction.rules.extractor import RuleExtractor
 
     extractor = RuleExtractor()
     calls = []

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from memory.extraction import topics
 from memory.extraction.base import Candidate
 from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
-from memory.extraction.rules import CHANGE_RE, FIRM_RE
+from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE
 
 DEDUPE_SIMILARITY = 0.85
 CONFLICT_SIMILARITY = 0.75

@@ -33,10 +33,11 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from functools import lru_cache
 
 from memory.aliases import find_entities
 from memory.extraction.base import Candidate, Turn
+from memory.extraction.rules.rewrite import rewrite
+from memory.extraction.slots.events import dated_event
 from memory.language.dates import EN_MONTH, EN_WEEKDAY, ZH_WEEKDAY
 from memory.language.numerals import en_count, zh_int
 from memory.language.redaction import contains_pii
@@ -577,13 +578,6 @@ def resolve_dates(text: str, when: dt.date | None, lang: str) -> tuple[str, bool
 
 
 # ---- detection -----------------------------------------------------------------------------
-@lru_cache(maxsize=1)
-def _rules():
-    from memory.extraction import rules  # the rules module imports this one
-
-    return rules
-
-
 def _zh_event(sentence: str) -> bool:
     for m in ZH_EVENT.finditer(sentence):
         if ZH_NEG_BEFORE.search(sentence[max(0, m.start() - 2) : m.start()]):
@@ -656,7 +650,7 @@ def _is_event(sentence: str, has_time: bool) -> tuple[bool, str]:
     """(is an episode, language of the event) for one sentence."""
     if looks_like_question(sentence) or re.search(r"[？?]", sentence):
         return False, ""
-    if _rules().dated_event(sentence)[2]:
+    if dated_event(sentence)[2]:
         return False, ""  # an event dated ahead ("年会改到一月二十五号"): a plan, not an episode
     if CJK.search(sentence):
         kept = [
@@ -772,7 +766,7 @@ def _rewrite_zh(text: str, lean: bool = False) -> str:
         text = rx.sub(rep, text)
     if not work:
         text = re.sub(r"(?:我们|咱们)(?!的|公司|团队|部门|组|项目)", "用户一家", text)
-    text = _rules().rewrite(text, "zh")
+    text = rewrite(text, "zh")
     text = text.replace("用户的团队team", "用户的team")
     if lean:
         return text

@@ -114,10 +114,8 @@ def _period(p: str) -> str:
     return "晚上"
 
 
-# ---- dated events of the user's world ----------------------------------------------------
-# "公司的年会定在一月十八号", "体检改到六月三号", "Our team offsite is on March 3", "The launch got
-# pushed to Sept 9": the event is the thing, its calendar date ("MM-DD") the value, so a moved
-# date contradicts the old one.
+# Calendar dates written as month + day ("一月十八号", "March 3rd", "3 Sept"): the values of
+# dated events (memory/extraction/slots/events.py).
 _ZH_N = r"[零〇一二两三四五六七八九十\d]{1,3}"
 
 ZH_DATE = re.compile(rf"(?P<m>{_ZH_N})\s*月份?\s*(?P<d>{_ZH_N})\s*[号日]")

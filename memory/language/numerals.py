@@ -96,7 +96,6 @@ def amount_values(text: str) -> list[str]:
     return out
 
 
-# ---- time expressions ----------------------------------------------------------------------
 # The digits of the small numbers dates and counts use (no zero: "零" is not a day).
 _ZH_NUM = {ch: n for ch, n in _CN_DIGITS.items() if n}
 
@@ -104,8 +103,8 @@ _EN_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
            "a couple of": 2, "a few": 3, "couple of": 2, "few": 3}  # fmt: skip
 
 
-# ---- helpers -------------------------------------------------------------------------------
 def zh_int(s: str) -> int | None:
+    """A small Chinese or Arabic number (days, months, counts): "十五" 15, "二十三" 23, "7"."""
     s = s.strip()
     if s.isdigit():
         return int(s)

@@ -10,7 +10,7 @@ import pytest
 
 from memory.extraction.base import Candidate, Turn
 from memory.extraction.episodes import episodes_for_turn, resolve_dates
-from memory.extraction.rules import RuleExtractor
+from memory.extraction.rules.extractor import RuleExtractor
 
 
 def at(day: str, hour: int = 10) -> dt.datetime:

@@ -10,10 +10,8 @@ import pytest
 
 from memory.decisions import SUPERSEDE, ExistingMemory, decide
 from memory.extraction.episodes import is_episode
-from memory.extraction.rules import (
-    derive_slot,
-    well_formed_thing,
-)
+from memory.extraction.slots.derive import derive_slot
+from memory.extraction.slots.generic import well_formed_thing
 from memory.language.text import looks_like_question
 from tests.memory.extraction.helpers import WHEN, cands, semantic
 

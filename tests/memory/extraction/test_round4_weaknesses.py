@@ -9,11 +9,9 @@ import datetime as dt
 import pytest
 
 from memory.decisions import SUPERSEDE, ExistingMemory, compare_values, decide
-from memory.extraction.rules import (
-    dated_event,
-    derive_slot,
-    product_slot,
-)
+from memory.extraction.slots.derive import derive_slot
+from memory.extraction.slots.events import dated_event
+from memory.extraction.slots.usage import product_slot
 from memory.language.dates import date_values
 from tests.memory.extraction.helpers import WHEN, episodic, semantic
 

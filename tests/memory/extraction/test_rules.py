@@ -9,7 +9,7 @@ import time
 import pytest
 
 from memory.extraction.base import Candidate, Turn
-from memory.extraction.rules import RuleExtractor
+from memory.extraction.rules.extractor import RuleExtractor
 from memory.language.dates import schedule_values
 from memory.language.numerals import normalize_amount, zh_number
 

@@ -11,7 +11,9 @@ import pytest
 from memory import aliases
 from memory.decisions import ExistingMemory, decide, slots_compatible
 from memory.extraction.base import Turn
-from memory.extraction.rules import RuleExtractor, normalize_thing, usage_slot
+from memory.extraction.rules.extractor import RuleExtractor
+from memory.extraction.slots.generic import normalize_thing
+from memory.extraction.slots.usage import usage_slot
 
 EX = RuleExtractor()
 T0 = dt.datetime(2026, 1, 5, 9, 0, tzinfo=dt.UTC)
