@@ -180,7 +180,7 @@ _WHEN_QUERY = re.compile(
     r"什么时候|哪(?:一)?天|几号|何时|几月|\bwhen\b|\bwhat (?:day|date)\b", re.I
 )
 # Date-aware matching for episodic memories (their content carries absolute dates, see
-# memory/extraction/episodes.py): a date the question names boosts memories of that period.
+# memory/extraction/rules/episodes.py): a date the question names boosts memories of that period.
 EPISODIC_BOOST = 0.06
 WHEN_DATED_BOOST = 0.03
 DATE_MATCH_BOOST = 0.12

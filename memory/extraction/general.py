@@ -28,8 +28,7 @@ from memory.extraction.rules.hits import SAFETY_HEDGED_CONFIDENCE, Hit
 from memory.extraction.rules.markers import HEDGE_RE
 from memory.extraction.rules.rewrite import rewrite, third_person
 from memory.extraction.slots.derive import derive_slot
-from memory.extraction.words import CJK
-from memory.language.text import split_clauses
+from memory.language.text import CJK, split_clauses
 
 _PLAN = re.compile(
     r"打算|计划|准备|想去|要去|下周|下个月|明年|今年|月底|月初|下旬|上旬|中旬|"

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from memory.extraction.words import CJK, load, words
+from memory.extraction.words import load, words
+from memory.language.text import CJK
 
 SINGLE_BONUS = 0.35
 MULTI_BONUS = 0.15

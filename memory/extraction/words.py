@@ -11,8 +11,9 @@ import re
 from functools import cache, lru_cache
 from pathlib import Path
 
+from memory.language.text import CJK
+
 DATA = Path(__file__).with_name("data")
-CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @cache

@@ -8,6 +8,7 @@
     priorities.py   the ordered table of (name, predicate, detector) entries
     classify.py     one sentence → Statement → the table's verdict → a scored Hit
     corrections.py  decisions.py  plans.py  preferences.py  facts.py   one detector family each
+    episodes.py     past events of the user's life, with their resolved dates
     colon.py        "<task/decision> <topic>：<body>" statements
     answers.py      replies to the assistant's question, completed from the dialogue state
     rewrite.py      pronouns, tense and person for "用户…" / "The user…"

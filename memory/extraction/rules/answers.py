@@ -8,7 +8,7 @@ import re
 
 from memory.extraction import general
 from memory.extraction.dialogue import DialogueState
-from memory.extraction.episodes import is_episode
+from memory.extraction.rules.episodes import is_episode
 from memory.extraction.rules.filters import ACK_RE, FILLER_RE, TASK_EN, TASK_ZH, clause_core
 from memory.extraction.rules.hits import Hit
 from memory.extraction.rules.markers import HEDGE_RE

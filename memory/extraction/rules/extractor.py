@@ -21,7 +21,7 @@ Pipeline for every user turn in `turns[new_from:]` (assistant/tool/system turns 
 4. Rewrite into a declarative sentence about "用户"/"the user" (pronouns replaced, fillers dropped,
    concrete words kept verbatim) and derive entities (alias map), slot and normalised values.
 5. Adjacent hits of one turn about the same topic are merged into one candidate (merge.py).
-Past events go to the episodes extractor (memory/extraction/episodes.py) with their dates.
+Past events go to the episodes extractor (episodes.py) with their dates.
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from dataclasses import replace
 from memory.extraction import general, salience, topics
 from memory.extraction.base import Candidate, ExtractionResult, KnownMemory, Turn
 from memory.extraction.dialogue import DialogueState, dialogue_state, head_nouns
-from memory.extraction.episodes import episodes_for_turn, is_episode
 from memory.extraction.rules.answers import answer
 from memory.extraction.rules.classify import classify
 from memory.extraction.rules.colon import COLON_LEAD, COLON_TOPIC, colon_body
+from memory.extraction.rules.episodes import episodes_for_turn, is_episode
 from memory.extraction.rules.filters import (
     ACK_RE,
     BACK_TO_REAL,

@@ -9,8 +9,9 @@ import time
 import pytest
 
 from memory.extraction.base import Candidate, Turn
-from memory.extraction.episodes import episodes_for_turn, resolve_dates
+from memory.extraction.rules.episodes import episodes_for_turn
 from memory.extraction.rules.extractor import RuleExtractor
+from memory.language.relative_dates import resolve_dates
 
 
 def at(day: str, hour: int = 10) -> dt.datetime:

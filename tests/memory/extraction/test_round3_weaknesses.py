@@ -9,7 +9,7 @@ import datetime as dt
 import pytest
 
 from memory.decisions import SUPERSEDE, ExistingMemory, decide
-from memory.extraction.episodes import is_episode
+from memory.extraction.rules.episodes import is_episode
 from memory.extraction.slots.derive import derive_slot
 from memory.extraction.slots.generic import well_formed_thing
 from memory.language.text import looks_like_question
