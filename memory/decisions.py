@@ -100,7 +100,7 @@ class Decision:
 
 _DAY = re.compile(r"^(?:周[一二三四五六日]|周末)$")
 _TIME = re.compile(r"^\d{1,2}:\d{2}$")
-_DATE = re.compile(r"^\d{2}-\d{2}$")  # a calendar date "MM-DD" (rules.date_values)
+_DATE = re.compile(r"^\d{2}-\d{2}$")  # a calendar date "MM-DD" (memory.language.dates.date_values)
 _PERIOD = {"上午", "下午", "中午", "晚上"}
 _NUM = re.compile(r"^\d+(?:\.\d+)?$")
 

@@ -1,6 +1,6 @@
 """The general detector: salient statements that no specific detector recognised.
 
-Runs after the specific detectors (corrections, decisions, plans, preferences, … in rules.py)
+Runs after the specific detectors (corrections, decisions, plans, preferences, … in rules/)
 on every sentence of a user turn they left alone:
 
 1. split into clauses; drop noise clauses (salience.noise_reason);
@@ -143,7 +143,7 @@ def _category(sig: salience.Signals, text: str) -> str:
 
 
 def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = False):
-    """A Hit (rules.Hit) for a salient sentence, or None. `asked`: the agent asked for this
+    """A Hit (rules/hits.py) for a salient sentence, or None. `asked`: the agent asked for this
     information (its question was about the person's wishes), so any non-noise answer counts."""
 
     clauses = [c for c in split_clauses(sentence) if c.strip()]
