@@ -32,30 +32,12 @@ so they carry no signal. jieba is initialised lazily, once, with its logging sil
 
 from __future__ import annotations
 
-import logging
 import re
-import threading
 import unicodedata
 from collections.abc import Iterable
 
 from memory.language.numerals import cn_numeral_value
-
-_jieba = None
-_jieba_lock = threading.Lock()
-
-
-def _get_jieba():
-    global _jieba
-    if _jieba is None:
-        with _jieba_lock:
-            if _jieba is None:
-                import jieba
-
-                jieba.setLogLevel(logging.WARNING)
-                jieba.initialize()
-                _jieba = jieba
-    return _jieba
-
+from memory.language.tokens import get_jieba
 
 # ----------------------------------------------------------------------------- vocabularies
 
@@ -134,7 +116,7 @@ def _number_tokens(num: str, unit: str | None) -> list[str]:
 
 
 def _cjk_tokens(run: str, *, for_query: bool) -> list[str]:
-    jieba = _get_jieba()
+    jieba = get_jieba()
     out: list[str] = []
     for word in jieba.cut_for_search(run):
         word = word.strip()

@@ -29,6 +29,7 @@ from memory.extraction.rules.markers import HEDGE_RE
 from memory.extraction.rules.rewrite import rewrite, third_person
 from memory.extraction.slots.derive import derive_slot
 from memory.language.text import CJK, split_clauses
+from memory.language.tokens import pos_cut
 
 _PLAN = re.compile(
     r"打算|计划|准备|想去|要去|下周|下个月|明年|今年|月底|月初|下旬|上旬|中旬|"
@@ -69,7 +70,7 @@ def _zh_sentence(body: str) -> str:
     body = rewrite(body, "zh")
     if body.startswith("用户"):
         return body
-    pos = salience.pos_cut(body)
+    pos = pos_cut(body)
     first = next((f for w, f in pos if w.strip()), "")
     if first.startswith("n") and not first.startswith("nr"):
         return "用户的" + body  # "门宽只有65公分" -> "用户的门宽只有65公分"
@@ -116,7 +117,7 @@ def complete(body: str, state: DialogueState, zh: bool) -> str | None:
         rest = re.sub(r"^我(?:们)?", "", rest)
         if not rest:
             return None
-        pos = [(w, f) for w, f in salience.pos_cut(rest) if w.strip()]
+        pos = [(w, f) for w, f in pos_cut(rest) if w.strip()]
         verbal = any(f.startswith(("v", "d", "a")) for _, f in pos[:3])
         if verbal:
             return f"关于{topic}，用户{rest}"

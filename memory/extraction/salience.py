@@ -39,9 +39,10 @@ from memory.extraction.rules.markers import (
     main_clause,
     short_remark,
 )
-from memory.extraction.words import alternation, pos_cut, words
+from memory.extraction.words import alternation, words
 from memory.language.dates import DAY_RE, TIME_OF_DAY_RE
 from memory.language.text import CJK, looks_like_question, split_clauses
+from memory.language.tokens import pos_cut
 
 EMOJI = re.compile(
     "[\U0001f300-\U0001faff\U00002600-\U000027bf\U0001f000-\U0001f2ff\u2b50\u2b55\u200d\ufe0f]"

@@ -80,7 +80,7 @@ def _concepts_of(text: str, words_of_one_char: bool) -> tuple[tuple[str, bool], 
 def _find_concepts(text: str, words_of_one_char: bool = True) -> dict[str, bool]:
     """Topic concepts a statement touches → whether each is single-valued. A one-character
     Chinese word counts only as a word of its own ("车", not the 车 of "自行车")."""
-    from memory.extraction.words import pos_cut
+    from memory.language.tokens import pos_cut
 
     found: dict[str, bool] = {}
     tokens = {w for w, _ in pos_cut(text)} if words_of_one_char and CJK.search(text) else set()

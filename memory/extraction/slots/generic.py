@@ -9,7 +9,7 @@ import re
 from memory.extraction.lexicon import THING_SYNONYMS
 from memory.language.dates import schedule_values
 from memory.language.text import CJK
-from memory.textsearch import _get_jieba
+from memory.language.tokens import pos_cut
 
 # Statements about something the lexicon does not know ("我的牙医是…", "保洁每周六来",
 # "switched accountants, it's now …") still answer one question about the person: the slot is
@@ -334,10 +334,7 @@ def _contentful(thing: str) -> bool:
     function word / adjective / adverb / time word."""
     if thing.isascii():
         return True
-    from jieba import posseg
-
-    _get_jieba()
-    return any(not p.flag.startswith(_FUNCTION_POS) for p in posseg.cut(thing))
+    return any(not flag.startswith(_FUNCTION_POS) for _, flag in pos_cut(thing))
 
 
 _NOT_IN_NP = ("d", "f", "t", "r", "p", "zg", "c", "ul", "y", "q", "m", "e", "o")
@@ -350,18 +347,15 @@ def well_formed_thing(thing: str) -> bool:
         return False
     if thing.isascii():
         return True
-    from jieba import posseg
-
-    _get_jieba()
-    words = [p for p in posseg.cut(thing) if p.word.strip() and p.word != "的"]
+    words = [(w, f) for w, f in pos_cut(thing) if w.strip() and w != "的"]
     if not words:
         return False
-    if any(p.flag.startswith(_NOT_IN_NP) and not p.flag.startswith("uj") for p in words):
+    if any(f.startswith(_NOT_IN_NP) and not f.startswith("uj") for _, f in words):
         return False
-    if len(words) > 1 and words[0].flag == "v" and len(words[0].word) == 1:
+    if len(words) > 1 and words[0][1] == "v" and len(words[0][0]) == 1:
         return False  # verb + object ("开视频"), not a noun phrase
-    head = words[-1]
-    return head.flag.startswith("n") or head.flag == "eng"
+    head_flag = words[-1][1]
+    return head_flag.startswith("n") or head_flag == "eng"
 
 
 def _zh_generic(text: str) -> tuple[str, list[str]]:
