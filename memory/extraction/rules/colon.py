@@ -11,6 +11,7 @@ from memory.extraction.rules.hits import Hit
 from memory.extraction.rules.markers import FIRM_RE, TOPIC_RES
 from memory.extraction.rules.rewrite import rewrite
 from memory.extraction.slots.derive import derive_slot
+from memory.language.text import looks_like_question
 
 COLON_TOPIC = re.compile(
     r"方案|行程|计划|安排|流程|规范|架构|配置|清单|规划|标准|"
@@ -68,3 +69,19 @@ def colon_body(head: str, body: str, lang: str, hedged: bool) -> Hit | None:
         entities=ents,
         hedged=hedged,
     )
+
+
+COLON_SPLIT = re.compile(r"^([^:：]{2,60})[:：]\s*(.{4,})$")
+
+
+def colon_parts(full: str) -> tuple[str, str] | None:
+    """(head, body) of a "<task/decision> <topic>：<body>" statement, or None."""
+    colon = COLON_SPLIT.match(full)
+    if (
+        colon
+        and COLON_TOPIC.search(colon.group(1))
+        and COLON_LEAD.search(colon.group(1))
+        and not looks_like_question(colon.group(2))
+    ):
+        return colon.group(1), colon.group(2)
+    return None

@@ -26,7 +26,6 @@ Past events go to the episodes extractor (episodes.py) with their dates.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from memory.extraction import general, salience, topics
@@ -34,26 +33,17 @@ from memory.extraction.base import Candidate, ExtractionResult, KnownMemory, Tur
 from memory.extraction.dialogue import DialogueState, dialogue_state, head_nouns
 from memory.extraction.rules.answers import answer
 from memory.extraction.rules.classify import classify
-from memory.extraction.rules.colon import COLON_LEAD, COLON_TOPIC, colon_body
+from memory.extraction.rules.colon import colon_body, colon_parts
 from memory.extraction.rules.episodes import episodes_for_turn, is_episode
 from memory.extraction.rules.filters import (
-    ACK_RE,
     BACK_TO_REAL,
     COLON_RE,
-    FILLER_RE,
-    LEAD_CONJ,
-    LEAD_NOTE_EN,
-    TASK_EN,
-    TASK_ZH,
-    clause_core,
+    kept_clauses,
 )
 from memory.extraction.rules.hits import Hit
 from memory.extraction.rules.markers import (
     CHANGE_RE,
-    FIRST_PERSON,
     HEDGE_RE,
-    PREF_NEG,
-    PREF_POS,
     REPORTED_RE,
     STANDING_RE,
 )
@@ -67,14 +57,12 @@ from memory.extraction.salience import (
     one_off_request,
     owner,
 )
-from memory.language.redaction import beyond_pii, contains_pii, redact_pii
-from memory.language.text import CJK, lang_of, looks_like_question, split_clauses, split_sentences
+from memory.language.redaction import redact_pii
+from memory.language.text import CJK, lang_of, looks_like_question, split_sentences
 
 
 def changes_a_state(sentence: str) -> bool:
     """A change word about a one-at-a-time concept: where one lives or works, one's phone…"""
-    from memory.extraction import topics
-
     return bool(CHANGE_RE.search(sentence)) and any(topics.concepts(sentence).values())
 
 
@@ -182,48 +170,15 @@ class RuleExtractor:
         full = sentence.strip()
         hedged = bool(HEDGE_RE.search(full) or REPORTED_RE.search(full))
         standing = bool(STANDING_RE.search(full))
-        # "<task/decision> <topic>：<body>" — the body is the content.
-        colon = re.match(r"^([^:：]{2,60})[:：]\s*(.{4,})$", full)
-        if (
-            colon
-            and COLON_TOPIC.search(colon.group(1))
-            and COLON_LEAD.search(colon.group(1))
-            and not looks_like_question(colon.group(2))
-        ):
-            return colon_body(colon.group(1), colon.group(2), lang, hedged)
+        if parts := colon_parts(full):  # "<task/decision> <topic>：<body>": the body is the content
+            return colon_body(*parts, lang, hedged)
         if (looks_like_question(full) or salience.is_question(full)) and not hedged:
             return None
-        kept: list[str] = []
-        signal: list[str] = []  # kept clauses + fillers: decision/firm markers live there too
-        after_task = False
-        for clause in split_clauses(full):
-            core = clause_core(clause)
-            if not core or ACK_RE.match(core):
-                continue
-            if FILLER_RE.match(core):
-                signal.append(core)
-                continue
-            if not standing and (TASK_ZH.match(core) or TASK_EN.match(core)):
-                after_task = True
-                continue
-            if after_task and not (
-                FIRST_PERSON.search(core) or PREF_POS.search(core) or PREF_NEG.search(core)
-            ):
-                continue  # arguments of the preceding one-off request
-            after_task = False
-            if re.search(r"[？?]\s*$", clause) and not hedged:
-                continue
-            if contains_pii(core) and not beyond_pii(core):
-                continue  # nothing but the number ("手机号 139…"): redaction would leave nothing
-            kept.append(clause.strip())
-            signal.append(core)
-        if not kept:
+        kept = kept_clauses(full, lang, standing=standing, hedged=hedged)
+        if kept is None:
             return None
-        body = "".join(kept) if lang == "zh" else " ".join(kept)
-        body = clause_core(LEAD_NOTE_EN.sub("", LEAD_CONJ.sub("", body.strip())))
-        if len(body) < (3 if CJK.search(body) else 8):
-            return None
-        return classify(body, " ".join(signal), full, lang, hedged, standing, prev_asst)
+        body, signal = kept
+        return classify(body, signal, full, lang, hedged, standing, prev_asst)
 
     def _candidate(self, hit: Hit, idx: int, lang: str) -> Candidate:
         hlang = "zh" if CJK.search(hit.content_body) else "en"

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import re
 
+from memory.extraction.rules.markers import FIRST_PERSON, PREF_NEG, PREF_POS
+from memory.language.redaction import beyond_pii, contains_pii
+from memory.language.text import CJK, split_clauses
+
 ACK_RE = re.compile(
     r"^(?:好的?|好吧|好啊|对的?|对啊|嗯+|行|可以|是的?|没错|没问题|收到|明白了?|了解|谢谢(?:你)?|"
     r"多谢|哈哈+|哦+|噢|啊|ok(?:ay)?|yes(?: please)?|yeah|yep|right|sure|thanks?(?: you)?|"
@@ -97,3 +101,40 @@ BACK_TO_REAL = re.compile(
 
 def clause_core(c: str) -> str:
     return re.sub(r"[，,：:、。.!！?？；;…\s]+$", "", c.strip())
+
+
+def kept_clauses(full: str, lang: str, *, standing: bool, hedged: bool) -> tuple[str, str] | None:
+    """(body, signal) of a sentence: the clauses that say something about the person, joined,
+    and the same plus the fillers (where decision and firm markers live too: "定了"). None when
+    nothing is left."""
+    kept: list[str] = []
+    signal: list[str] = []  # kept clauses + fillers: decision/firm markers live there too
+    after_task = False
+    for clause in split_clauses(full):
+        core = clause_core(clause)
+        if not core or ACK_RE.match(core):
+            continue
+        if FILLER_RE.match(core):
+            signal.append(core)
+            continue
+        if not standing and (TASK_ZH.match(core) or TASK_EN.match(core)):
+            after_task = True
+            continue
+        if after_task and not (
+            FIRST_PERSON.search(core) or PREF_POS.search(core) or PREF_NEG.search(core)
+        ):
+            continue  # arguments of the preceding one-off request
+        after_task = False
+        if re.search(r"[？?]\s*$", clause) and not hedged:
+            continue
+        if contains_pii(core) and not beyond_pii(core):
+            continue  # nothing but the number ("手机号 139…"): redaction would leave nothing
+        kept.append(clause.strip())
+        signal.append(core)
+    if not kept:
+        return None
+    body = "".join(kept) if lang == "zh" else " ".join(kept)
+    body = clause_core(LEAD_NOTE_EN.sub("", LEAD_CONJ.sub("", body.strip())))
+    if len(body) < (3 if CJK.search(body) else 8):
+        return None
+    return body, " ".join(signal)
