@@ -13,7 +13,6 @@ from memory.decisions import ExistingMemory, decide, slots_compatible
 from memory.extraction.base import Turn
 from memory.extraction.rules.extractor import RuleExtractor
 from memory.extraction.slots.generic import normalize_thing
-from memory.extraction.slots.usage import usage_slot
 
 EX = RuleExtractor()
 T0 = dt.datetime(2026, 1, 5, 9, 0, tzinfo=dt.UTC)
@@ -40,20 +39,7 @@ def as_memory(c, mid=1, at=T0):
     )
 
 
-# ---- habitual use of a named service / tool / brand ----------------------------------------------
-@pytest.mark.parametrize(
-    "text",
-    [
-        "I went to Paris in May.",
-        "I fly to Singapore twice a month for work.",
-        "I keep my keys in the drawer.",
-        "我用手机拍照",
-    ],
-)
-def test_no_usage_slot_without_a_named_service(text):
-    assert usage_slot(text) == ("", [])
-
-
+# ---- habitual use of a named service / tool / brand ------------------------------------------
 def test_switching_a_used_service_supersedes_the_old_one():
     old = one("I stream podcasts on Castbox.")
     new = one("We no longer use Castbox; I stream podcasts on Overcast now.")
