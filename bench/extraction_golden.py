@@ -10,6 +10,8 @@ all its fields, plus the helper outputs that writers and recall read from the sa
     python bench/extraction_golden.py --record-tests     # re-record the tests' extractor inputs
 
 Two runs on unchanged behaviour give byte-identical files (`cmp before.json after.json`).
+Compare runs over the same committed inputs file: re-recording gives the same turns, but the
+service tests' calls carry database ids and times that differ from run to run.
 """
 
 from __future__ import annotations
