@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memory.decisions import ExistingMemory, decide  # noqa: E402
 from memory.extraction.base import Turn  # noqa: E402
-from memory.extraction.rules import RuleExtractor  # noqa: E402
+from memory.extraction.rules.extractor import RuleExtractor  # noqa: E402
 from memory.pii import redact  # noqa: E402
 
 DEFAULT_FILE = "/work/shared/eval/dev-scenarios.jsonl"

@@ -92,7 +92,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def build_templates(rng: random.Random, count: int) -> list[dict]:
     """`count` distinct memory statements with entities, slot and search text."""
-    from memory.extraction.slots import slot_for
+    from memory.extraction.slots.derive import slot_for
     from memory.textsearch import search_document
 
     seen: set[str] = set()

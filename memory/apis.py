@@ -230,7 +230,7 @@ class MemoriesApi(AgentApiView):
                     "source_event_id is not an event of this subject.",
                     fields={"source_event_id": ["Unknown event."]},
                 )
-        from memory.extraction.slots import slot_for  # derive the conflict slot like extraction
+        from memory.extraction.slots.derive import slot_for  # the conflict slot, as extracted
 
         slot, values, found_entities = slot_for(data["content"], data["category"])
         candidate = Candidate(

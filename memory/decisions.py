@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from memory.extraction import topics
 from memory.extraction.base import Candidate
 from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
-from memory.extraction.rules import CHANGE_RE, FIRM_RE
+from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE
 
 DEDUPE_SIMILARITY = 0.85
 CONFLICT_SIMILARITY = 0.75
@@ -100,7 +100,7 @@ class Decision:
 
 _DAY = re.compile(r"^(?:周[一二三四五六日]|周末)$")
 _TIME = re.compile(r"^\d{1,2}:\d{2}$")
-_DATE = re.compile(r"^\d{2}-\d{2}$")  # a calendar date "MM-DD" (rules.date_values)
+_DATE = re.compile(r"^\d{2}-\d{2}$")  # a calendar date "MM-DD" (memory.language.dates.date_values)
 _PERIOD = {"上午", "下午", "中午", "晚上"}
 _NUM = re.compile(r"^\d+(?:\.\d+)?$")
 

@@ -42,6 +42,13 @@ from memory import aliases, pii, textsearch
 from memory.embeddings import get_embedder
 from memory.extraction import topics
 from memory.extraction.lexicon import ENTITIES, TASK_TOPICS
+from memory.language.dates import (
+    event_date,
+    memory_dates,
+    plan_dates,
+    plan_window,
+    query_date_window,
+)
 from memory.llm import llm_configured, rewrite_query
 from memory.models import Memory, Subject
 
@@ -135,28 +142,6 @@ _PLAN_QUERY = re.compile(
 # Plans dated inside the period a plan question looks ahead to ("这个季度", "next month",
 # "coming up" = the next 90 days) rank above undated or out-of-window plans.
 PLAN_WINDOW_BOOST = 0.08
-PLAN_AHEAD_DAYS = 90
-_PLAN_WINDOW_RES = [
-    ("this_q", re.compile(r"这个?季度|本季度?|\bthis quarter\b", re.I)),
-    ("next_q", re.compile(r"下个?季度|\bnext quarter\b", re.I)),
-    ("this_m", re.compile(r"这个月|本月|\bthis month\b", re.I)),
-    ("next_m", re.compile(r"下个?月|\bnext month\b", re.I)),
-    ("this_w", re.compile(r"这周|本周|这个?星期|\bthis week\b", re.I)),
-    ("next_w", re.compile(r"下周|下个?星期|\bnext week\b", re.I)),
-    ("this_y", re.compile(r"今年|\bthis year\b", re.I)),
-    ("next_y", re.compile(r"明年|\bnext year\b", re.I)),
-]
-_P_ZH_MD = re.compile(
-    r"(?<![\d年])(\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月份?\s*(?:(\d{1,2}|[一二三]?十[一二三四五六七八九]?|"
-    r"[一二三四五六七八九])\s*[日号])?"
-)
-_P_EN_MD = re.compile(
-    r"\b(january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?",
-    re.I,
-)
-_P_ISO = re.compile(r"\b(20\d\d)-(\d{2})-(\d{2})\b")
-_P_MD_VALUE = re.compile(r"^(\d{2})-(\d{2})$")
 _TOPIC_RES = [(re.compile(rx, re.I), set(targets)) for rx, targets in TASK_TOPICS]
 
 _CONTINUATION = re.compile(
@@ -195,34 +180,11 @@ _WHEN_QUERY = re.compile(
     r"什么时候|哪(?:一)?天|几号|何时|几月|\bwhen\b|\bwhat (?:day|date)\b", re.I
 )
 # Date-aware matching for episodic memories (their content carries absolute dates, see
-# memory/extraction/episodes.py): a date the question names boosts memories of that period.
+# memory/extraction/rules/episodes.py): a date the question names boosts memories of that period.
 EPISODIC_BOOST = 0.06
 WHEN_DATED_BOOST = 0.03
 DATE_MATCH_BOOST = 0.12
 DATE_MISMATCH_PENALTY = 0.05
-_MONTH_NAMES = "january february march april may june july august september october november"
-_MONTHS_EN = {m: i for i, m in enumerate([*_MONTH_NAMES.split(), "december"], start=1)}
-_ZH_MONTH_NUM = {
-    "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
-    "十": 10, "十一": 11, "十二": 12,
-}  # fmt: skip
-_Q_DATE_RES = [
-    ("ym", re.compile(r"((?:19|20)\d\d)\s*年\s*(\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月")),
-    ("rel_ym", re.compile(r"(去年|前年|今年)\s*(\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月")),
-    ("y", re.compile(r"((?:19|20)\d\d)\s*年")),
-    ("m", re.compile(r"(?<![\d年上下这本每])(\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月"
-                     r"(?!\s*(?:\d|[一二三四五六七八九十]+)\s*[日号])")),
-    ("en_my", re.compile(r"\b(" + "|".join(_MONTHS_EN) + r")\s+((?:19|20)\d\d)\b", re.I)),
-    ("en_m", re.compile(r"\b(" + "|".join(m for m in _MONTHS_EN if m != "may") + r"|(?<=in )may|"
-                        r"(?<=of )may|may(?= \d{4}))\b", re.I)),
-    ("en_y", re.compile(r"\b(?:in|during|of)\s+((?:19|20)\d\d)\b", re.I)),
-    ("rel", re.compile(r"去年|前年|今年|上个?月|这个月|本月|"
-                       r"last year|this year|last month|this month", re.I)),
-]  # fmt: skip
-_M_ISO = re.compile(r"((?:19|20)\d\d)-(\d\d)(?:-(\d\d))?")
-_M_ZH = re.compile(r"((?:19|20)\d\d)年(?:(\d{1,2})月)?")
-_M_EN = re.compile(r"\b(" + "|".join(_MONTHS_EN) + r")\s+((?:19|20)\d\d)\b", re.I)
-_M_YEAR = re.compile(r"[（(]((?:19|20)\d\d)[)）]")
 
 CONTEXT_HEADER = {
     "zh": "以下是回忆到的与该用户相关的背景信息，仅供参考；如与当前对话冲突，以当前对话为准。",
@@ -507,7 +469,10 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
             score += GLOBAL_BOOST
         if plan_query and memory.category == "plan":
             score += PLAN_BOOST
-            if any(a < ahead[1] and ahead[0] < b for a, b in plan_dates(memory, now.date())):
+            if any(
+                a < ahead[1] and ahead[0] < b
+                for a, b in plan_dates(memory.content, memory.slot_values, now.date())
+            ):
                 score += PLAN_WINDOW_BOOST
         if memory.kind == Memory.Kind.EPISODIC:
             score += _episodic_adjustment(memory, episodic_query, when_query, date_window)
@@ -527,170 +492,6 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
         query_entities,
         rewritten,
     )
-
-
-def plan_window(query: str, today: dt.date) -> tuple[dt.date, dt.date]:
-    """The period a plan question looks ahead to, as [start, end); by default the next
-    PLAN_AHEAD_DAYS days."""
-    for kind, rx in _PLAN_WINDOW_RES:
-        if not rx.search(query):
-            continue
-        q_start = dt.date(today.year, (today.month - 1) // 3 * 3 + 1, 1)
-        if kind in ("this_q", "next_q"):
-            start = q_start if kind == "this_q" else _add_months(q_start, 3)
-            return max(start, today), _add_months(start, 3)
-        if kind in ("this_m", "next_m"):
-            start = _add_months(today.replace(day=1), 0 if kind == "this_m" else 1)
-            return max(start, today), _add_months(start, 1)
-        if kind in ("this_w", "next_w"):
-            monday = today - dt.timedelta(days=today.weekday())
-            start = monday if kind == "this_w" else monday + dt.timedelta(days=7)
-            return max(start, today), start + dt.timedelta(days=7)
-        if kind == "this_y":
-            return today, dt.date(today.year + 1, 1, 1)
-        return dt.date(today.year + 1, 1, 1), dt.date(today.year + 2, 1, 1)
-    return today, today + dt.timedelta(days=PLAN_AHEAD_DAYS)
-
-
-def _add_months(day: dt.date, n: int) -> dt.date:
-    index = day.year * 12 + day.month - 1 + n
-    return dt.date(index // 12, index % 12 + 1, 1)
-
-
-def _zh_day(token: str) -> int:
-    if token.isdigit():
-        return int(token)
-    tens, _, ones = token.partition("十")
-    if "十" not in token:
-        return _ZH_MONTH_NUM.get(token, 0)
-    return (_ZH_MONTH_NUM.get(tens, 0) if tens else 1) * 10 + _ZH_MONTH_NUM.get(ones, 0)
-
-
-def plan_dates(memory: Memory, today: dt.date) -> list[tuple[dt.date, dt.date]]:
-    """Periods a plan memory is dated to: exact dates ("2026-09-14", slot value "09-14"), month
-    days ("九月十四号", "September 14") or months ("十月份", "in October"). A month (day) without
-    a year is its next occurrence, counting from a fortnight ago."""
-    out: list[tuple[dt.date, dt.date]] = []
-
-    def add(month: int, day: int | None, year: int | None = None) -> None:
-        if not 1 <= month <= 12:
-            return
-        if year is None:
-            year = today.year
-            if dt.date(year, month, min(day or 28, 28)) < today - dt.timedelta(days=14):
-                year += 1
-        if day:
-            try:
-                d = dt.date(year, month, day)
-            except ValueError:
-                return
-            out.append((d, d + dt.timedelta(days=1)))
-        else:
-            first = dt.date(year, month, 1)
-            out.append((first, _add_months(first, 1)))
-
-    content = memory.content or ""
-    for m in _P_ISO.finditer(content):
-        add(int(m.group(2)), int(m.group(3)), int(m.group(1)))
-    for value in memory.slot_values or []:
-        if m := _P_MD_VALUE.match(value):
-            add(int(m.group(1)), int(m.group(2)))
-    for m in _P_ZH_MD.finditer(content):
-        add(_month_num(m.group(1)), _zh_day(m.group(2)) if m.group(2) else None)
-    for m in _P_EN_MD.finditer(content):
-        word = m.group(1).lower()
-        if word == "may" and not m.group(2) and not m.group(1)[0].isupper():
-            continue
-        month = next(i for name, i in _MONTHS_EN.items() if name.startswith(word[:3]))
-        add(month, int(m.group(2)) if m.group(2) else None)
-    return out
-
-
-def _month_num(token: str) -> int:
-    return int(token) if token.isdigit() else _ZH_MONTH_NUM.get(token, 0)
-
-
-def query_date_window(query: str, today: dt.date) -> tuple[dt.date, dt.date] | None:
-    """The period a question names ("五月份", "去年", "in May", "last month", "2025年3月"),
-    as [start, end); a bare month is its latest occurrence not after `today`."""
-    for kind, rx in _Q_DATE_RES:
-        m = rx.search(query)
-        if not m:
-            continue
-        if kind in ("ym", "en_my"):
-            if kind == "ym":
-                year, month = int(m.group(1)), _month_num(m.group(2))
-            else:
-                year, month = int(m.group(2)), _MONTHS_EN[m.group(1).lower()]
-            return _month_window(year, month)
-        if kind == "rel_ym":
-            year = today.year - {"去年": 1, "前年": 2, "今年": 0}[m.group(1)]
-            return _month_window(year, _month_num(m.group(2)))
-        if kind in ("y", "en_y"):
-            year = int(m.group(1))
-            return dt.date(year, 1, 1), dt.date(year + 1, 1, 1)
-        if kind in ("m", "en_m"):
-            month = _month_num(m.group(1)) if kind == "m" else _MONTHS_EN[m.group(1).lower()]
-            if not 1 <= month <= 12:
-                continue
-            year = today.year if month <= today.month else today.year - 1
-            return _month_window(year, month)
-        word = m.group(0).lower()
-        if word in ("去年", "last year"):
-            return dt.date(today.year - 1, 1, 1), dt.date(today.year, 1, 1)
-        if word == "前年":
-            return dt.date(today.year - 2, 1, 1), dt.date(today.year - 1, 1, 1)
-        if word in ("今年", "this year"):
-            return dt.date(today.year, 1, 1), dt.date(today.year + 1, 1, 1)
-        if word in ("这个月", "本月", "this month"):
-            return _month_window(today.year, today.month)
-        prev = today.replace(day=1) - dt.timedelta(days=1)
-        return _month_window(prev.year, prev.month)
-    return None
-
-
-def _month_window(year: int, month: int) -> tuple[dt.date, dt.date] | None:
-    if not 1 <= month <= 12:
-        return None
-    end = dt.date(year + (month == 12), month % 12 + 1, 1)
-    return dt.date(year, month, 1), end
-
-
-def memory_dates(content: str) -> list[tuple[dt.date, dt.date]]:
-    """Periods written in a memory ("2026-05-12", "2026年5月", "May 2026", "(2025)")."""
-    out: list[tuple[dt.date, dt.date]] = []
-    for m in _M_ISO.finditer(content):
-        year, month = int(m.group(1)), int(m.group(2))
-        if not 1 <= month <= 12:
-            continue
-        if m.group(3):
-            try:
-                day = dt.date(year, month, int(m.group(3)))
-            except ValueError:
-                continue
-            out.append((day, day + dt.timedelta(days=1)))
-        elif window := _month_window(year, month):
-            out.append(window)
-    for m in _M_ZH.finditer(content):
-        year = int(m.group(1))
-        if m.group(2):
-            if window := _month_window(year, int(m.group(2))):
-                out.append(window)
-        else:
-            out.append((dt.date(year, 1, 1), dt.date(year + 1, 1, 1)))
-    for m in _M_EN.finditer(content):
-        if window := _month_window(int(m.group(2)), _MONTHS_EN[m.group(1).lower()]):
-            out.append(window)
-    for m in _M_YEAR.finditer(content):
-        year = int(m.group(1))
-        out.append((dt.date(year, 1, 1), dt.date(year + 1, 1, 1)))
-    return out
-
-
-def event_date(memory: Memory) -> str:
-    """The first exact date in an episodic memory's content ("" when none)."""
-    m = _M_ISO.search(memory.content or "")
-    return m.group(0) if m and m.group(3) else ""
 
 
 def _episodic_adjustment(
@@ -787,7 +588,7 @@ def _select_within_budget(
 def context_line(memory: Memory, language: str) -> str:
     """One line of the context block, dated by when it was said — or, for an episode, by
     when it happened when the content knows."""
-    date = (memory.kind == Memory.Kind.EPISODIC and event_date(memory)) or (
+    date = (memory.kind == Memory.Kind.EPISODIC and event_date(memory.content)) or (
         (memory.valid_from or memory.created_at).date().isoformat()
     )
     note = NEEDS_REVIEW_NOTE[language] if memory.status == Memory.Status.NEEDS_REVIEW else ""

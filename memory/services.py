@@ -760,7 +760,7 @@ def content_without_old_values(
                 needles.add(needle.casefold())
     if not needles:
         return content
-    from memory.extraction.rules import CHANGE_RE
+    from memory.extraction.rules.markers import CHANGE_RE
 
     clauses = [c for c in _CLAUSE.findall(content) if c]
     # a clause stating the change itself stays ("gave up X, Y every day now")

@@ -32,28 +32,12 @@ so they carry no signal. jieba is initialised lazily, once, with its logging sil
 
 from __future__ import annotations
 
-import logging
 import re
-import threading
 import unicodedata
 from collections.abc import Iterable
 
-_jieba = None
-_jieba_lock = threading.Lock()
-
-
-def _get_jieba():
-    global _jieba
-    if _jieba is None:
-        with _jieba_lock:
-            if _jieba is None:
-                import jieba
-
-                jieba.setLogLevel(logging.WARNING)
-                jieba.initialize()
-                _jieba = jieba
-    return _jieba
-
+from memory.language.numerals import cn_numeral_value
+from memory.language.tokens import get_jieba
 
 # ----------------------------------------------------------------------------- vocabularies
 
@@ -87,21 +71,6 @@ _ZH_STOPCHARS = frozenset(
 )
 
 _CJK = r"\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_CN_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-_CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 _NUM_SUFFIX = {"万": 10_000, "w": 10_000, "千": 1000, "k": 1000, "百": 100, "亿": 100_000_000}
 
 # Chunks: a CJK run | a number (with optional unit) | a latin/other word (with inner ' or -).
@@ -135,35 +104,6 @@ def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def cn_numeral_value(s: str) -> int | None:
-    """Chinese numerals to int: 八万, 两千五百, 十五, 一千五 (= 1500), 一万五 (= 15000),
-    三亿五千万, and digit by digit: 二〇二四. None when it is not a numeral."""
-    if not s:
-        return None
-    if all(ch in _CN_DIGITS for ch in s):  # 二〇二四 → 2024
-        return int("".join(str(_CN_DIGITS[ch]) for ch in s))
-    total, section, digit, last_unit = 0, 0, None, 1
-    for ch in s:
-        if ch in _CN_DIGITS:
-            if digit is not None:  # two digits in a row outside a digit-wise number
-                return None
-            digit = _CN_DIGITS[ch]
-        elif ch in _CN_UNITS:
-            section += (1 if digit is None else digit) * _CN_UNITS[ch]
-            digit, last_unit = None, _CN_UNITS[ch]
-        elif ch == "万":
-            total += (section + (digit or 0)) * 10_000
-            section, digit, last_unit = 0, None, 10_000
-        elif ch == "亿":
-            total = (total + section + (digit or 0)) * 100_000_000
-            section, digit, last_unit = 0, None, 100_000_000
-        else:
-            return None
-    if digit is not None:  # a trailing digit counts in the next lower unit: 一千五 → 1500
-        section += digit * (last_unit // 10 if last_unit >= 100 else 1)
-    return total + section
-
-
 def _number_tokens(num: str, unit: str | None) -> list[str]:
     plain = num.replace(",", "")
     # "8万" stays one lexeme for PG's parser, "1.5k" would not ("1.5" + "k"): keep the bare
@@ -176,7 +116,7 @@ def _number_tokens(num: str, unit: str | None) -> list[str]:
 
 
 def _cjk_tokens(run: str, *, for_query: bool) -> list[str]:
-    jieba = _get_jieba()
+    jieba = get_jieba()
     out: list[str] = []
     for word in jieba.cut_for_search(run):
         word = word.strip()

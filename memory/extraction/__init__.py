@@ -21,6 +21,6 @@ def get_extractor() -> Extractor:
             api_key=settings.OPENAI_API_KEY,
             base_url=settings.OPENAI_BASE_URL or None,
         )
-    from memory.extraction.rules import RuleExtractor
+    from memory.extraction.rules.extractor import RuleExtractor
 
     return RuleExtractor()

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from memory.extraction.topics import recent_concepts
-from memory.extraction.words import CJK, pos_cut, words
+from memory.extraction.words import words
+from memory.language.text import CJK
+from memory.language.tokens import pos_cut
 
 _NOUN_FLAGS = ("n", "nz", "nt", "ns", "vn", "nrt", "nr", "ng")
 _EN_NOUN = re.compile(

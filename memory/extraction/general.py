@@ -1,6 +1,6 @@
 """The general detector: salient statements that no specific detector recognised.
 
-Runs after the specific detectors (corrections, decisions, plans, preferences, … in rules.py)
+Runs after the specific detectors (corrections, decisions, plans, preferences, … in rules/)
 on every sentence of a user turn they left alone:
 
 1. split into clauses; drop noise clauses (salience.noise_reason);
@@ -24,7 +24,12 @@ from dataclasses import replace
 
 from memory.extraction import salience
 from memory.extraction.dialogue import DialogueState
-from memory.extraction.words import CJK
+from memory.extraction.rules.hits import SAFETY_HEDGED_CONFIDENCE, Hit
+from memory.extraction.rules.markers import HEDGE_RE
+from memory.extraction.rules.rewrite import rewrite, third_person
+from memory.extraction.slots.derive import derive_slot
+from memory.language.text import CJK, split_clauses
+from memory.language.tokens import pos_cut
 
 _PLAN = re.compile(
     r"打算|计划|准备|想去|要去|下周|下个月|明年|今年|月底|月初|下旬|上旬|中旬|"
@@ -61,12 +66,11 @@ def clean(text: str) -> str:
 
 def _zh_sentence(body: str) -> str:
     """A Chinese statement as a sentence about the user."""
-    from memory.extraction import rules as R
 
-    body = R.rewrite(body, "zh")
+    body = rewrite(body, "zh")
     if body.startswith("用户"):
         return body
-    pos = salience.pos_cut(body)
+    pos = pos_cut(body)
     first = next((f for w, f in pos if w.strip()), "")
     if first.startswith("n") and not first.startswith("nr"):
         return "用户的" + body  # "门宽只有65公分" -> "用户的门宽只有65公分"
@@ -74,15 +78,14 @@ def _zh_sentence(body: str) -> str:
 
 
 def _en_sentence(body: str) -> str:
-    from memory.extraction import rules as R
 
-    body = R.rewrite(body, "en")
+    body = rewrite(body, "en")
     if re.match(r"(?:the user|user)\b", body, re.I) or re.search(r"\bthe user\b", body, re.I):
         out = body  # "after the knee thing the user gave that up": the user is in it already
     elif _EN_VERB_ING.match(body):
         out = "the user is " + body  # "thinking Iceland in late March"
     elif _EN_BARE_VERB.match(body):
-        out = "the user " + R._third_person(body.split()[0]) + body[len(body.split()[0]) :]
+        out = "the user " + third_person(body.split()[0]) + body[len(body.split()[0]) :]
     elif re.match(r"(?:the|our|my)\s", body, re.I):
         out = re.sub(r"^(?:the|our|my)\s", "the user's ", body, count=1, flags=re.I)
     else:
@@ -114,7 +117,7 @@ def complete(body: str, state: DialogueState, zh: bool) -> str | None:
         rest = re.sub(r"^我(?:们)?", "", rest)
         if not rest:
             return None
-        pos = [(w, f) for w, f in salience.pos_cut(rest) if w.strip()]
+        pos = [(w, f) for w, f in pos_cut(rest) if w.strip()]
         verbal = any(f.startswith(("v", "d", "a")) for _, f in pos[:3])
         if verbal:
             return f"关于{topic}，用户{rest}"
@@ -123,9 +126,7 @@ def complete(body: str, state: DialogueState, zh: bool) -> str | None:
     if not rest:
         return None
     if re.match(r"(?:i|we)\b", rest, re.I):
-        from memory.extraction import rules as R
-
-        sentence = R.rewrite(rest, "en")
+        sentence = rewrite(rest, "en")
         return f"About the {topic}: {sentence}".rstrip(".") + "."
     return f"The user's {topic}: {rest}".rstrip(".") + "."
 
@@ -143,12 +144,11 @@ def _category(sig: salience.Signals, text: str) -> str:
 
 
 def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = False):
-    """A Hit (rules.Hit) for a salient sentence, or None. `asked`: the agent asked for this
+    """A Hit (rules/hits.py) for a salient sentence, or None. `asked`: the agent asked for this
     information (its question was about the person's wishes), so any non-noise answer counts."""
-    from memory.extraction import rules as R
 
-    clauses = [c for c in R.split_clauses(sentence) if c.strip()]
-    question = salience.is_question(sentence) and not R.HEDGE_RE.search(sentence)
+    clauses = [c for c in split_clauses(sentence) if c.strip()]
+    question = salience.is_question(sentence) and not HEDGE_RE.search(sentence)
     doubted = salience.doubts(sentence)
     # a request that recurs ("帮我设个每天早上8点的提醒，点一杯美式") is a standing arrangement
     recurring = bool(salience.recurs(sentence))
@@ -221,7 +221,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         content = _zh_sentence(body) if zh else _en_sentence(body)
     content = content.rstrip("。") if zh else content
     category = _category(merged, body)
-    slot, values, entities = R.derive_slot(body, category, [])
+    slot, values, entities = derive_slot(body, category, [])
     if not entities:
         entities = [n for n in salience.named_things(body) if len(n) >= 2][:5]
     confidence = 0.75
@@ -231,8 +231,8 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         # the topic came from the context, not from the words: never firm enough to replace
         confidence = 0.7 if merged.named or merged.quantity else 0.65
     if merged.hedged:
-        confidence = R.SAFETY_HEDGED_CONFIDENCE if merged.safety else 0.45
-    return R.Hit(
+        confidence = SAFETY_HEDGED_CONFIDENCE if merged.safety else 0.45
+    return Hit(
         category=category,
         kind="procedural" if merged.directive and category == "preference" else "semantic",
         content_body=content,

@@ -23,7 +23,26 @@ import re
 from dataclasses import dataclass, fields
 from functools import cache, lru_cache
 
-from memory.extraction.words import CJK, alternation, pos_cut, words
+from memory.extraction.rules.filters import ACK_RE, REVISION_RE, TASK_EN, TASK_ZH
+from memory.extraction.rules.markers import (
+    CHANGE_RE,
+    DEICTIC,
+    FIRM_RE,
+    HEDGE_RE,
+    PLAN_RE,
+    PREF_NEG,
+    PREF_POS,
+    REPORTED_RE,
+    SAFETY_RE,
+    STANDING_RE,
+    TIME_RE,
+    main_clause,
+    short_remark,
+)
+from memory.extraction.words import alternation, words
+from memory.language.dates import DAY_RE, TIME_OF_DAY_RE
+from memory.language.text import CJK, looks_like_question, split_clauses
+from memory.language.tokens import pos_cut
 
 EMOJI = re.compile(
     "[\U0001f300-\U0001faff\U00002600-\U000027bf\U0001f000-\U0001f2ff\u2b50\u2b55\u200d\ufe0f]"
@@ -226,9 +245,8 @@ _ASKS = re.compile(rf"{_DOUBT.pattern}|(?:^|[，,\s])你(?:说|觉得|看)(?![�
 def is_question(text: str) -> bool:
     """A question, also without a question mark: "…会不会 rebel", "是不是该换了", a guess
     seeking confirmation ("Australia 的 capital 是 Sydney 吧")."""
-    from memory.extraction import rules as R
 
-    if R._is_question(text):
+    if looks_like_question(text):
         return True
     if _FIRST_PERSON.search(text):
         return False
@@ -250,9 +268,8 @@ _REQUEST = re.compile(
 
 def one_off_request(text: str) -> bool:
     """Asks the agent to do something now; a standing or recurring one is an arrangement."""
-    from memory.extraction import rules as R
 
-    return bool(_REQUEST.search(text)) and not R.STANDING_RE.search(text) and not recurs(text)
+    return bool(_REQUEST.search(text)) and not STANDING_RE.search(text) and not recurs(text)
 
 
 @cache
@@ -273,13 +290,12 @@ def momentary(text: str) -> bool:
     """About this moment only ("今天好热", "I had coffee this morning", "饿死了"): a now-word
     or a passing bodily state (hunger, sleepiness, boredom) without a habit, a standing
     instruction, a change or a plan."""
-    from memory.extraction import rules as R
 
-    if R.STANDING_RE.search(text) or _HABIT.search(text) or R.PLAN_RE.search(text):
+    if STANDING_RE.search(text) or _HABIT.search(text) or PLAN_RE.search(text):
         return False
     if _rx("transient_states").search(text):
         return True  # "现在好饿" is hunger, not a change of anything
-    return bool(_NOW.search(text) and not R.CHANGE_RE.search(text))
+    return bool(_NOW.search(text) and not CHANGE_RE.search(text))
 
 
 def _without_acks(text: str) -> str:
@@ -318,12 +334,11 @@ def hypothetical(text: str) -> bool:
 
 
 def noise_reason(clause: str, *, question: bool) -> str:
-    from memory.extraction import rules as R
 
     core = strip_noise_tokens(clause)
     if not core:
         return "emoji or laughter only"
-    if R.ACK_RE.match(core) or not _without_acks(core):
+    if ACK_RE.match(core) or not _without_acks(core):
         return "acknowledgement"  # "got it 谢了", "lol 不用不用", "ok thanks!!"
     if not _without_acks(_rx("stance_only").sub("", core)):
         return "exclamation"  # "哈哈哈受不了", "ugh love it"
@@ -335,48 +350,47 @@ def noise_reason(clause: str, *, question: bool) -> str:
         return "a belief about the world"  # "一直以为是悉尼", "I thought it was Everest"
     if question:
         return "question"
-    if R.REVISION_RE.match(core):
+    if REVISION_RE.match(core):
         return "revision of the current reply"  # "再口语化一点", "make it shorter"
     if momentary(core):
         return "about this moment only"  # "I had coffee this morning", "今天有点累"
-    if R.TASK_ZH.match(core) or R.TASK_EN.match(core) or one_off_request(core):
+    if TASK_ZH.match(core) or TASK_EN.match(core) or one_off_request(core):
         return "one-off request"
     return ""
 
 
 def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) -> Signals:
     """Signals of a clause; `as_statement` reads a request as what it arranges."""
-    from memory.extraction import rules as R
 
     core = strip_noise_tokens(clause)
-    question = is_question(clause) and not R.HEDGE_RE.search(clause)
+    question = is_question(clause) and not HEDGE_RE.search(clause)
     noise = "" if as_statement else noise_reason(clause, question=question)
     if noise:
         return Signals(noise=noise)
     named = bool(named_things(core))
-    stance = bool(R.PREF_POS.search(core) or R.PREF_NEG.search(core))
-    if stance and not named and R.DEICTIC.search(R._main_clause(core)) and R._short_remark(core):
+    stance = bool(PREF_POS.search(core) or PREF_NEG.search(core))
+    if stance and not named and DEICTIC.search(main_clause(core)) and short_remark(core):
         return Signals(noise="remark about the current reply")  # "I love this", "这个挺好"
     return Signals(
         named=named,
         quantity=bool(_quantity().search(core)),
         time=bool(
-            R.TIME_RE.search(core)
-            or R.DAY_RE.search(core)
-            or R.TIME_OF_DAY_RE.search(core)
+            TIME_RE.search(core)
+            or DAY_RE.search(core)
+            or TIME_OF_DAY_RE.search(core)
             or _YEAR.search(core)
         ),
         owned=bool(_OWNED.search(core)),
         verdict=bool(_VERDICT.search(core)),
-        safety=bool(R.SAFETY_RE.search(core)),
+        safety=bool(SAFETY_RE.search(core)),
         stance=stance,
         habit=bool(_HABIT.search(core)),
-        directive=bool(R.STANDING_RE.search(core)),
-        change=bool(R.CHANGE_RE.search(core) or R.FIRM_RE.search(core)),
+        directive=bool(STANDING_RE.search(core)),
+        change=bool(CHANGE_RE.search(core) or FIRM_RE.search(core)),
         first_person=bool(_FIRST_PERSON.search(core)) or implicit_subject(core),
         possession=bool(_POSSESSION.search(core)),
         answer=answer,
-        hedged=bool(R.HEDGE_RE.search(core) or R.REPORTED_RE.search(core)),
+        hedged=bool(HEDGE_RE.search(core) or REPORTED_RE.search(core)),
     )
 
 
@@ -429,10 +443,9 @@ def judgement(clause: str) -> bool:
 
 def noise_only(sentence: str) -> bool:
     """Every clause of the sentence is noise ("不用 😂", "lol no thanks")."""
-    from memory.extraction import rules as R
 
-    clauses = [c for c in R.split_clauses(sentence) if c.strip()]
-    return bool(clauses) and all(noise_reason(c, question=R._is_question(c)) for c in clauses)
+    clauses = [c for c in split_clauses(sentence) if c.strip()]
+    return bool(clauses) and all(noise_reason(c, question=looks_like_question(c)) for c in clauses)
 
 
 @cache

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from memory.extraction.words import CJK, load, words
+from memory.extraction.words import load, words
+from memory.language.text import CJK
 
 SINGLE_BONUS = 0.35
 MULTI_BONUS = 0.15
@@ -79,7 +80,7 @@ def _concepts_of(text: str, words_of_one_char: bool) -> tuple[tuple[str, bool], 
 def _find_concepts(text: str, words_of_one_char: bool = True) -> dict[str, bool]:
     """Topic concepts a statement touches → whether each is single-valued. A one-character
     Chinese word counts only as a word of its own ("车", not the 车 of "自行车")."""
-    from memory.extraction.words import pos_cut
+    from memory.language.tokens import pos_cut
 
     found: dict[str, bool] = {}
     tokens = {w for w, _ in pos_cut(text)} if words_of_one_char and CJK.search(text) else set()
@@ -208,7 +209,7 @@ _CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])")  # "9:30", not the "1:1
 def concrete_values(text: str) -> set[str]:
     """The concrete values a statement names: names and models as written, weekdays (as
     "周二" whatever the language), clock times as written."""
-    from memory.extraction.rules import schedule_values
+    from memory.language.dates import schedule_values
 
     named = {v.lower() for v in literal_names(text)}
     days = {v for v in schedule_values(text) if _DAY.match(v)}

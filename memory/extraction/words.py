@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
+from memory.language.text import CJK
+
 DATA = Path(__file__).with_name("data")
-CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @cache
@@ -34,19 +35,3 @@ def alternation(items, *, en_words: bool = False) -> re.Pattern:
             esc = rf"(?<![A-Za-z]){esc}(?![A-Za-z])"
         parts.append(esc)
     return re.compile("|".join(parts), re.IGNORECASE)
-
-
-def pos_cut(text: str) -> tuple[tuple[str, str], ...]:
-    """jieba part-of-speech segmentation as (word, flag) pairs. Cached: the detectors, the
-    dialogue state and the topic matcher all look at the same sentences."""
-    return _pos_cut(text)
-
-
-@lru_cache(maxsize=8192)
-def _pos_cut(text: str) -> tuple[tuple[str, str], ...]:
-    from jieba import posseg
-
-    from memory.textsearch import _get_jieba
-
-    _get_jieba()
-    return tuple((p.word, p.flag) for p in posseg.cut(text))

@@ -12,7 +12,7 @@ from memory.decisions import (
     slots_compatible,
 )
 from memory.extraction.base import Candidate, Turn
-from memory.extraction.rules import RuleExtractor
+from memory.extraction.rules.extractor import RuleExtractor
 
 T0 = dt.datetime(2026, 1, 1, 9, 0, tzinfo=dt.UTC)
 T1 = T0 + dt.timedelta(days=30)

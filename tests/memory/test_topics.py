@@ -8,7 +8,7 @@ import pytest
 
 from memory.embeddings import get_embedder
 from memory.extraction import topics
-from memory.extraction.rules import CHANGE_RE
+from memory.extraction.rules.markers import CHANGE_RE
 
 PAIRS = json.loads((Path(__file__).parent / "data" / "topic_pairs.json").read_text("utf-8"))
 

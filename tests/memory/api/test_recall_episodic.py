@@ -7,14 +7,13 @@ import datetime as dt
 
 import pytest
 
+from memory.language.dates import memory_dates, query_date_window
 from memory.models import Memory, Subject
 from memory.recall import (
     ROUTE_CONTINUATION,
     ROUTE_EPISODIC,
     RecallParams,
     context_line,
-    memory_dates,
-    query_date_window,
     recall_compute,
     route_query,
 )

@@ -9,8 +9,9 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from memory.language.dates import plan_dates, plan_window
 from memory.models import Memory, Subject
-from memory.recall import RecallParams, plan_dates, plan_window, recall_compute
+from memory.recall import RecallParams, recall_compute
 from tests.factories import make_memory
 
 URL = "/api/v1/subjects/{}/recall"
@@ -35,7 +36,7 @@ def test_plan_window(query, window):
 def test_plan_dates_reads_months_days_and_slot_values():
     def dates(content, values=()):
         memory = Memory(content=content, slot_values=list(values))
-        return [a for a, _ in plan_dates(memory, TODAY)]
+        return [a for a, _ in plan_dates(memory.content, memory.slot_values, TODAY)]
 
     assert dates("用户公司的秋季运动会定在九月二十六号") == [dt.date(2026, 9, 26)]
     assert dates("The user's plan: ship the mobile app in October.") == [dt.date(2026, 10, 1)]

@@ -3,7 +3,7 @@
 import datetime as dt
 
 from memory.extraction.base import Candidate, Turn
-from memory.extraction.rules import RuleExtractor
+from memory.extraction.rules.extractor import RuleExtractor
 
 EXTRACTOR = RuleExtractor()
 WHEN = dt.datetime(2026, 6, 10, 10, tzinfo=dt.UTC)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from memory.extraction.base import Turn
-from memory.extraction.rules import RuleExtractor
+from memory.extraction.rules.extractor import RuleExtractor
 
 CASES = json.loads((Path(__file__).parent / "data" / "general_cases.json").read_text("utf-8"))[
     "cases"

@@ -7,7 +7,8 @@ import pytest
 
 from memory.decisions import decide, slots_compatible
 from memory.extraction.base import Turn
-from memory.extraction.rules import RuleExtractor, generic_slot
+from memory.extraction.rules.extractor import RuleExtractor
+from memory.extraction.slots.generic import generic_slot
 
 EX = RuleExtractor()
 

@@ -9,12 +9,9 @@ import datetime as dt
 import pytest
 
 from memory.decisions import SUPERSEDE, ExistingMemory, decide
-from memory.extraction.episodes import is_episode
-from memory.extraction.rules import (
-    _is_question,
-    derive_slot,
-    well_formed_thing,
-)
+from memory.extraction.rules.episodes import is_episode
+from memory.extraction.slots.derive import derive_slot
+from memory.language.text import looks_like_question
 from tests.memory.extraction.helpers import WHEN, cands, semantic
 
 
@@ -25,16 +22,6 @@ def one(text: str):
 
 
 # ---- 1. generic slot override only for well-formed noun phrases ---------------------------
-@pytest.mark.parametrize("thing", ["组开", "开会统一", "以后都"])
-def test_fragments_are_not_well_formed_things(thing):
-    assert not well_formed_thing(thing)
-
-
-@pytest.mark.parametrize("thing", ["打卡软件", "路由器", "照片", "孩子的英语家教", "password"])
-def test_noun_phrases_are_well_formed_things(thing):
-    assert well_formed_thing(thing)
-
-
 def test_colloquial_tool_statements_keep_the_lexicon_slot_and_supersede():
     old = one("我们小组周例会平时用腾讯会议")
     new = one("周例会统一以后改用飞书了")
@@ -140,9 +127,9 @@ def test_chinese_ba_construction():
 
 # ---- 5. names that look like questions -----------------------------------------------------
 def test_brand_ending_in_particle_is_not_a_question():
-    assert not _is_question("我买零食一般用饿了么")
-    assert _is_question("你用饿了么吗")
-    assert _is_question("你吃饭了么")
+    assert not looks_like_question("我买零食一般用饿了么")
+    assert looks_like_question("你用饿了么吗")
+    assert looks_like_question("你吃饭了么")
     c = one("我买零食一般用饿了么")
     assert "饿了么" in c.values
 

@@ -9,12 +9,8 @@ import datetime as dt
 import pytest
 
 from memory.decisions import SUPERSEDE, ExistingMemory, compare_values, decide
-from memory.extraction.rules import (
-    date_values,
-    dated_event,
-    derive_slot,
-    product_slot,
-)
+from memory.extraction.slots.derive import derive_slot
+from memory.language.dates import date_values
 from tests.memory.extraction.helpers import WHEN, episodic, semantic
 
 
@@ -62,31 +58,6 @@ def test_a_possessor_pronoun_is_not_an_owner():
 
 
 # ---- 2. dated events of the user's world ---------------------------------------------------
-@pytest.mark.parametrize(
-    ("text", "thing", "dates"),
-    [
-        ("单位的运动会定在十月二十号", "运动会", ["10-20"]),
-        ("我们小区的业主大会安排在3月8日", "业主大会", ["03-08"]),
-        (
-            "Our quarterly board review is scheduled for Nov 12.",
-            "quarterly board review",
-            ["11-12"],
-        ),
-        ("The charity run got moved to the 4th of October.", "charity run", ["10-04"]),
-    ],
-)
-def test_dated_events(text, thing, dates):
-    found, values, scheduled = dated_event(text)
-    assert (found, values, scheduled) == (thing, dates, True)
-
-
-@pytest.mark.parametrize(
-    "text", ["国庆节是十月一号", "Halloween is on October 31.", "帮我查下十月一号的机票"]
-)
-def test_dates_outside_the_users_world_are_no_events(text):
-    assert dated_event(text)[0] == ""
-
-
 def test_a_scheduled_event_without_first_person_is_a_plan():
     c = one("公司的秋季运动会定在九月二十六号")
     assert c.category == "plan" and c.slot == "thing:秋季运动会" and c.values == ["09-26"]
@@ -129,18 +100,6 @@ def test_someone_elses_event_before_a_request_is_still_context():
 
 
 # ---- 4. a move to a well-known app shares the thing slot ----------------------------------
-@pytest.mark.parametrize(
-    ("text", "slot", "name"),
-    [
-        ("Switched it all over to Dashlane.", "thing:密码", "Dashlane"),
-        ("Migrated everything to Logseq last month.", "thing:笔记", "Logseq"),
-        ("上周全都搬到滴答清单了", "thing:待办", "滴答清单"),
-    ],
-)
-def test_product_slot(text, slot, name):
-    assert product_slot(text) == (slot, [name])
-
-
 def test_a_move_to_a_known_app_supersedes_the_old_app():
     assert supersedes("I store my passwords in KeePass.", "Moved everything over to Dashlane.")
     assert supersedes("我的笔记都放在印象笔记里", "笔记全部迁到Obsidian了")

@@ -3,7 +3,9 @@ PII glued to Chinese, resolved deliberation, rent amounts, future moves (own sen
 
 from memory.decisions import decide
 from memory.extraction.base import Turn
-from memory.extraction.rules import RuleExtractor, contains_pii, en_routine
+from memory.extraction.rules.extractor import RuleExtractor
+from memory.extraction.rules.facts import en_routine
+from memory.language.redaction import contains_pii
 
 X = RuleExtractor()
 

@@ -1,0 +1,202 @@
+"""Corrections: "我说的是周四，不是周二", "不是青霉素，是头孢" (right after the assistant recorded
+the wrong value), "I said Thursday, not Tuesday". A correction of the assistant's paraphrase
+("已记录：周二…") is rewritten as the corrected paraphrase ("用户更正：每周四下午两点周会…")."""
+
+from __future__ import annotations
+
+import re
+
+from memory.extraction.rules.filters import ACK_RE, clause_core
+from memory.extraction.rules.hits import Statement, Verdict
+from memory.extraction.rules.rewrite import rewrite_assistant
+from memory.language.text import CJK, looks_like_question, split_sentences
+
+# (pattern, wrong value first?): the right value is group 1 unless the wrong one comes first
+# ("不是 A，是 B").
+CORR_PAIR_ZH = [
+    (
+        re.compile(
+            r"(?:我)?(?:说|指|要|讲)的是\s*(.+?)\s*[，,、]\s*(?:而)?不是\s*(.+?)\s*(?:[。！!，,]|$)"
+        ),
+        False,
+    ),
+    (re.compile(r"不是\s*(.+?)\s*[，,]?\s*(?:而)?是\s*(.+?)\s*(?:[。！!，,]|$)"), True),
+    (re.compile(r"^(?:应该)?是\s*(.+?)\s*[，,]\s*不是\s*(.+?)\s*(?:[。！!，,]|$)"), False),
+]
+
+
+CORR_PAIR_EN = [
+    (
+        re.compile(
+            r"\bI (?:said|meant|asked for|wanted)\s+(.+?),?\s+not\s+(.+?)\s*(?:[.!;,]|$)",
+            re.IGNORECASE,
+        ),
+        False,
+    ),
+    (
+        re.compile(
+            r"\b(?:it's|it is|that's|that is|it was)\s+(.+?),\s*not\s+(.+?)\s*(?:[.!;,]|$)",
+            re.IGNORECASE,
+        ),
+        False,
+    ),
+    (re.compile(r"^(?:no,?\s+)(.+?),\s*not\s+(.+?)\s*(?:[.!;,]|$)", re.IGNORECASE), False),
+]
+
+
+CORR_MARK = re.compile(
+    r"不对|错了|听错|搞错|弄错|记错|搞混|说错|更正|纠正|我说的是|不是.+而是|"
+    r"(?:说|指|讲)的是[^，,。]{1,20}[，,]\s*(?:而)?不是|"
+    r"\bno,|\bwrong\b|\bI said\b|\bI meant\b|\bcorrection\b|\bnot what I\b",
+    re.IGNORECASE,
+)
+
+
+RECORD_MARK = re.compile(
+    r"已记录|已设置|已更新|已更正|已记下|记下了|已安排|已改为|已确定|整理如下|"
+    r"\bnoted\b|\bgot it\b|\brecorded\b|\bset\b|\bsaved\b|\bconfirmed\b",
+    re.IGNORECASE,
+)
+
+
+# Correction without an explicit marker: "不是青霉素，是头孢" right after the assistant
+# recorded the wrong value.
+NOT_BUT_RE = re.compile(r"(?:^|[，,。])\s*不是[^，,。]{1,20}[，,]\s*(?:而)?是")
+
+
+def _paraphrase_fix(prev_asst: str, right: str, wrong: str) -> str | None:
+    """Corrected version of the assistant's (wrong) paraphrase, e.g. "已记录：周二…" -> "周四…"."""
+    if not prev_asst or not RECORD_MARK.search(prev_asst):
+        return None
+    r, w = right, wrong
+    # strip the common prefix/suffix so "研发楼项目"/"总部大楼项目" -> "研发楼"/"总部大楼"
+    # (never inside a number or a Latin word: "15号"/"5号" -> "15"/"5", not "1"/"")
+    while r and w and r[-1] == w[-1] and not (r[-1].isascii() and r[-1].isalnum()):
+        r, w = r[:-1], w[:-1]
+    while r and w and r[0] == w[0] and not (r[0].isascii() and r[0].isalnum()):
+        r, w = r[1:], w[1:]
+    r, w = r.strip(), w.strip()
+    if not w or not r:
+        return None
+    for sentence in split_sentences(prev_asst):
+        pos = sentence.lower().find(w.lower())
+        if pos < 0:
+            continue
+        seg = sentence
+        m = re.search(r"[:：]\s*", seg)
+        if m and m.end() <= pos:
+            seg = seg[m.end() :]
+        seg = re.sub(r"^(?:好的|抱歉|明白|收到)[，,。！!]\s*", "", seg)
+        fixed = re.sub(
+            r"(?<![0-9A-Za-z])" + re.escape(w) + r"(?![0-9A-Za-z])", r, seg, flags=re.IGNORECASE
+        )
+        return clause_core(fixed)
+    return None
+
+
+ASST_SELF = re.compile(r"我|\bI\b|\bI'(?:ll|m|ve)\b|\bwe\b|\blet me\b", re.IGNORECASE)
+
+
+ZH_ATTR = re.compile(
+    r"^(?:用户的?)?(?P<owner>[\u4e00-\u9fff]{0,8}?)的?"
+    r"(?P<attr>生日|纪念日|忌日|婚礼|家长会|航班|预算|房租|地址|名字|时间|日期|体重|身高)"
+    r"(?:是|在|为)?(?P<value>[^是在为].*)$"
+)
+
+
+def _replace_value(text: str, right: str, wrong: str) -> str | None:
+    """`text` with the wrong value replaced by the right one (whole token first, then the part
+    that differs: "十一月" -> "十月"); None when the wrong value is not in it."""
+    num = "0-9A-Za-z零一二两三四五六七八九十百千"
+    for r, w in ((right, wrong), _diff(right, wrong)):
+        if not r or not w:
+            continue
+        rx = re.compile(rf"(?<![{num}]){re.escape(w)}(?![0-9A-Za-z])", re.IGNORECASE)
+        if rx.search(text):
+            return rx.sub(lambda _m, r=r: r, text)
+    return None
+
+
+def _diff(right: str, wrong: str) -> tuple[str, str]:
+    """The differing middle of two values, never splitting a number or a Latin word."""
+    r, w = right, wrong
+    keep = "零一二两三四五六七八九十百千"
+    while r and w and r[-1] == w[-1] and not (r[-1].isascii() and r[-1].isalnum()):
+        if len(r) > 1 and len(w) > 1 and r[-2] in keep and w[-2] in keep and r[-1] in keep:
+            break
+        r, w = r[:-1], w[:-1]
+    while r and w and r[0] == w[0] and not (r[0].isascii() and r[0].isalnum()) and r[0] not in keep:
+        r, w = r[1:], w[1:]
+    return r.strip(), w.strip()
+
+
+def _statement_fix(prev_asst: str, right: str, wrong: str) -> str | None:
+    """The assistant's last statement holding the wrong value, corrected, as a statement about
+    the user: "好的，老婆生日十一月十二号，我会提醒你" + 十月/十一月
+    -> "用户老婆的生日是十月十二号".
+    Clauses about the assistant's own actions ("我会提醒你") are skipped."""
+    if not prev_asst:
+        return None
+    clauses = [
+        clause_core(c)
+        for sentence in split_sentences(prev_asst)
+        for c in re.split(r"[，,：:；;]\s*", sentence)
+        if c.strip()
+    ]
+    for clause in reversed(clauses):
+        if ACK_RE.match(clause) or ASST_SELF.search(clause) or looks_like_question(clause):
+            continue
+        fixed = _replace_value(clause, right, wrong)
+        if not fixed:
+            continue
+        fixed = re.sub(
+            r"^(?:好的|好嘞|抱歉|明白|收到|记住了|ok(?:ay)?|sure|noted)[，,。！!\s]*",
+            "",
+            fixed,
+            flags=re.IGNORECASE,
+        )
+        if CJK.search(fixed):
+            fixed = rewrite_assistant(fixed)
+            m = ZH_ATTR.match(fixed)
+            if m:
+                fixed = f"用户{m.group('owner')}的{m.group('attr')}是{m.group('value')}"
+            elif not fixed.startswith("用户"):
+                fixed = "用户" + fixed if re.match(r"[\u4e00-\u9fff]", fixed) else fixed
+            return fixed
+        return rewrite_assistant(fixed)
+    return None
+
+
+def correction(body: str, full: str, lang: str, prev_asst: str) -> tuple[str, str] | None:
+    explicit = bool(CORR_MARK.search(full))
+    if not explicit and not (prev_asst and NOT_BUT_RE.search(full)):
+        return None
+    pairs = CORR_PAIR_ZH if CJK.search(body) else CORR_PAIR_EN
+    right = wrong = None
+    for rx, wrong_first in pairs:
+        if m := rx.search(body):
+            right, wrong = (m.group(2), m.group(1)) if wrong_first else (m.group(1), m.group(2))
+            break
+    if not right:
+        return None
+    right, wrong = right.strip(" ，,。.\"“”'"), wrong.strip(" ，,。.\"“”'")
+    if CJK.search(right):
+        right = re.sub(r"(?<=[\u4e00-\u9fff])(?:的|啊|呀|哈)$", "", right)
+    if not explicit and wrong.lower() not in prev_asst.lower():
+        return None  # "不是A，是B" not contradicting anything the assistant said
+    para = _paraphrase_fix(prev_asst, right, wrong) or _statement_fix(prev_asst, right, wrong)
+    if para:
+        return rewrite_assistant(para), right
+    if CJK.search(body):
+        sp = " " if right[:1].isascii() else ""
+        return f"说的是{sp}{right}，不是{sp}{wrong}", right
+    return f"{right}, not {wrong}", right
+
+
+def states_correction(s: Statement) -> bool:
+    return correction(s.body, s.full, s.lang, s.prev_asst) is not None
+
+
+def corrected(s: Statement) -> Verdict:
+    body, right = correction(s.body, s.full, s.lang, s.prev_asst)
+    return Verdict("correction", body=body, right_text=right)

@@ -1,0 +1,210 @@
+"""Offline rule-based extractor (`rules-v1`): Chinese, English and mixed conversations.
+
+Pipeline for every user turn in `turns[new_from:]` (assistant/tool/system turns are context):
+
+1. Split the turn into sentences (。！？；!?; newlines, ". " in English) and each sentence into
+   clauses (，,：:). Drop clauses that carry no fact about the person: bare acknowledgements
+   ("对", "好", "ok"), discourse fillers ("跟你说一下", "quick intro"), one-off task requests
+   ("帮我写…", "先给我列三家", "Book the 9:40") unless the sentence is a standing instruction
+   ("以后…", "whenever…", "for future flights…"), and clauses holding PII.
+2. The detectors judge what is left in the order of the priority table (priorities.py):
+   correction, decision, recent habit, plan/goal, dated event, preference/taboo/standing
+   instruction (incl. answer-style atoms), profile, habitual use, team/setup fact, routine, a
+   statement recognised by its topic. Questions, small talk and one-off preferences ("这次",
+   "for this one") produce nothing. What no detector claims goes to the general detector
+   (general.py: salience from general signals), a reply right after the assistant's question
+   to answers.py.
+3. Score (classify.py): plain statement 0.75; firm update/decision markers ("定了", "统一为",
+   "新规定", "from now on", "new standing order") 0.9-0.95; explicit correction 0.9; hedges ("可能",
+   "也许", "听说", "maybe", "not sure", "I wonder") 0.35-0.45. Emphasis ("千万", "一定", "记住",
+   "always", "never", "remember") raises importance; health/safety facts get 0.95.
+4. Rewrite into a declarative sentence about "用户"/"the user" (pronouns replaced, fillers dropped,
+   concrete words kept verbatim) and derive entities (alias map), slot and normalised values.
+5. Adjacent hits of one turn about the same topic are merged into one candidate (merge.py).
+Past events go to the episodes extractor (episodes.py) with their dates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from memory.extraction import general, salience, topics
+from memory.extraction.base import Candidate, ExtractionResult, KnownMemory, Turn
+from memory.extraction.dialogue import DialogueState, dialogue_state, head_nouns
+from memory.extraction.rules.answers import answer
+from memory.extraction.rules.classify import classify
+from memory.extraction.rules.colon import colon_body, colon_parts
+from memory.extraction.rules.episodes import episodes_for_turn, is_episode
+from memory.extraction.rules.filters import (
+    BACK_TO_REAL,
+    COLON_RE,
+    kept_clauses,
+)
+from memory.extraction.rules.hits import Hit
+from memory.extraction.rules.markers import (
+    CHANGE_RE,
+    HEDGE_RE,
+    REPORTED_RE,
+    STANDING_RE,
+)
+from memory.extraction.rules.merge import deferred, merge_hits
+from memory.extraction.rules.phrasing import finish_sentence, naturalize
+from memory.extraction.rules.preferences import SELF_PREF
+from memory.extraction.salience import (
+    about_outsider,
+    hypothetical,
+    noise_only,
+    one_off_request,
+    owner,
+)
+from memory.language.redaction import redact_pii
+from memory.language.text import CJK, lang_of, looks_like_question, split_sentences
+
+
+def changes_a_state(sentence: str) -> bool:
+    """A change word about a one-at-a-time concept: where one lives or works, one's phone…"""
+    return bool(CHANGE_RE.search(sentence)) and any(topics.concepts(sentence).values())
+
+
+def _episode_only(hit: Hit, sentence: str) -> bool:
+    """A hit that merely restates a past event (no value of a slot, no standing instruction,
+    no taste of the user's own): the episode carries it, the semantic copy would duplicate it
+    ("用户要求：上周六带她去了动物园")."""
+    if hit.category not in ("preference", "profile", "fact") or hit.values:
+        return False
+    if hit.kind == "procedural" and STANDING_RE.search(sentence):
+        return False
+    if STANDING_RE.search(sentence) or SELF_PREF.search(sentence):
+        return False
+    return is_episode(sentence)
+
+
+class RuleExtractor:
+    """Offline extractor; see the module docstring for the rules."""
+
+    name = "rules-v1"
+    wants_known = False
+
+    def extract(
+        self, turns: list[Turn], *, new_from: int = 0, known: list[KnownMemory] | None = None
+    ) -> ExtractionResult:
+        candidates: list[Candidate] = []
+        for idx in range(max(0, new_from), len(turns)):
+            turn = turns[idx]
+            if turn.role != "user" or not (turn.content or "").strip():
+                continue
+            prev_asst = next(
+                (turns[j].content for j in range(idx - 1, -1, -1) if turns[j].role == "assistant"),
+                "",
+            )
+            prev_is_last = idx > 0 and turns[idx - 1].role == "assistant"
+            state = dialogue_state(turns, idx)
+            found = self._turn(turn, idx, prev_asst if prev_is_last else "", prev_asst, state)
+            candidates.extend(found)
+            covered = {c.source_quote for c in found if c.source_quote}
+            candidates.extend(episodes_for_turn(turn, idx, covered))
+        return ExtractionResult(candidates=candidates, extractor=self.name)
+
+    # -- one user turn ------------------------------------------------------------------------
+    def _turn(
+        self, turn: Turn, idx: int, prev_reply: str, prev_asst: str, state: DialogueState
+    ) -> list[Candidate]:
+        text = turn.content.strip()
+        lang = lang_of(text)
+        hits: list[Hit] = []
+        sentences = split_sentences(text)
+        hit_sentence: list[int] = []  # the sentence each hit came from
+        imagined = False
+        for n, sentence in enumerate(sentences):
+            # what follows an imagined situation in the same turn is imagined too ("要是中了
+            # 五百万…。第一件事就是辞职…"), until the user turns back ("不过说真的…")
+            if hypothetical(sentence):
+                imagined = True
+                continue
+            if imagined and not BACK_TO_REAL.match(sentence):
+                continue
+            imagined = False
+            sentence = state.resolve_pronoun(sentence)
+            hit = self._sentence(sentence, lang, prev_asst)
+            changed_state = changes_a_state(sentence)
+            if hit and _episode_only(hit, sentence) and not changed_state:
+                continue  # a past event: the episodes extractor records it (with its date)
+            if hit is None and n == 0 and prev_reply:
+                # the first words after the assistant's question answer it
+                hit = answer(sentence, lang, prev_reply, state)
+            elif hit is None and (changed_state or not is_episode(sentence)):
+                # no specific detector knew the wording: the general one judges salience. A past
+                # event that changed a one-at-a-time fact ("上个月底搬到成都了") is also the new
+                # state, which replaces the old one.
+                hit = general.detect(sentence, state, answer=False)
+            elif hit is not None and noise_only(sentence):
+                hit = None
+            elif (
+                hit is not None
+                and one_off_request(sentence)
+                and not COLON_RE.search(sentence)
+                and not hit.general
+            ):
+                # a request inside the sentence ("…模板也帮我改成钉钉能用的"): only the clauses
+                # around it that say something about the user stay ("帮我记一下：…" keeps all)
+                hit = general.detect(sentence, state, answer=False)
+            elif hit is not None and not hit.general and not hit.slot:
+                hit = general.completed(hit, sentence, state)
+            if hit:
+                hits.append(hit)
+                hit_sentence.append(n)
+        hits = deferred(hits, hit_sentence, sentences)
+        # what the conversation was about first (its nouns, and words naming the topic concepts
+        # of the earlier turns: "以后保养别提醒我去之前那家了" → 保养); the turn's own nouns last
+        zh = lang == "zh"
+        named = [topics.concept_word(c, zh) for c in state.concepts[:2]]
+        context = list(
+            dict.fromkeys(
+                [*state.topics[:2], *filter(None, named), *head_nouns(text, common_only=True)]
+            )
+        )[:5]
+        found = [self._candidate(h, idx, lang) for h in merge_hits(hits)]
+        return [replace(c, context_topics=context) for c in found if not about_outsider(c.content)]
+
+    def _sentence(self, sentence: str, lang: str, prev_asst: str) -> Hit | None:
+        full = sentence.strip()
+        hedged = bool(HEDGE_RE.search(full) or REPORTED_RE.search(full))
+        standing = bool(STANDING_RE.search(full))
+        if parts := colon_parts(full):  # "<task/decision> <topic>：<body>": the body is the content
+            return colon_body(*parts, lang, hedged)
+        if (looks_like_question(full) or salience.is_question(full)) and not hedged:
+            return None
+        kept = kept_clauses(full, lang, standing=standing, hedged=hedged)
+        if kept is None:
+            return None
+        body, signal = kept
+        return classify(body, signal, full, lang, hedged, standing, prev_asst)
+
+    def _candidate(self, hit: Hit, idx: int, lang: str) -> Candidate:
+        hlang = "zh" if CJK.search(hit.content_body) else "en"
+        content = hit.content_body
+        if hit.general:
+            content = content.rstrip("。.") + ("" if hlang == "zh" else ".")
+        elif not content.startswith(("用户回答", "The user's answer")):
+            if hit.category != "correction":
+                content = naturalize(content, hlang, hit.slot)
+            content = finish_sentence(content, hlang, hit.category, hit.kind)
+        elif hlang == "en" and not content.endswith("."):
+            content += "."
+        content = redact_pii(content)  # kept clauses may hold a number; the fact stays
+        slot = hit.slot
+        whose = owner(content)
+        if slot and whose and not slot.startswith("thing:") and not slot.endswith(f"@{whose}"):
+            slot = f"{slot}@{whose}"  # the wife's taste is not the user's
+        return Candidate(
+            content=content,
+            category=hit.category,
+            kind=hit.kind,
+            entities=hit.entities,
+            importance=round(hit.importance, 2),
+            confidence=round(hit.confidence, 2),
+            slot=slot,
+            values=list(hit.values),
+            source_index=idx,
+            source_quote=hit.quote,
+        )
