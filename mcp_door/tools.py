@@ -284,7 +284,7 @@ def add_memory(
         raise ApplicationError("invalid", MSG_NO_TEXT, fields={"text": [MSG_NO_TEXT]})
     data = _validated(MemoryCreateInputSerializer, {"content": text, "category": category})
     subject = _writable_subject(caller, external_id)
-    from memory.extraction.slots import slot_for  # the conflict slot, as the REST API derives it
+    from memory.extraction.slots.derive import slot_for  # the conflict slot, as the REST API derives it
 
     slot, values, found_entities = slot_for(data["content"], data["category"])
     candidate = Candidate(

@@ -908,7 +908,7 @@ def memory_write_verbatim(
 
     It still takes the one write path (`memory_ingest`): the conflict slot is derived as for
     extracted statements, PII is redacted, duplicates merge and contradictions supersede."""
-    from memory.extraction.slots import slot_for
+    from memory.extraction.slots.derive import slot_for
 
     slot, values, entities = slot_for(content, category)
     candidate = Candidate(
