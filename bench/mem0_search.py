@@ -4,7 +4,7 @@
     .venv/bin/python bench/mem0_search.py --subjects 50 --memories 200 --queries 400
 
 1. A dedicated database (default engram_bench_mem0, dropped and re-created): `--subjects`
-   subjects with `--memories` statements each, written through `memory_write_verbatim` (the
+   subjects with `--memories` statements each, written through `memory_create` (the
    service behind mem0's `infer=false`), so embeddings, keyword text and slots are real.
 2. gunicorn (`--workers`), then for the same random (subject, query) pairs, in turn:
    native `POST /api/v1/subjects/{id}/recall`, the adapter's `POST /mem0/v3/memories/search/`
@@ -75,7 +75,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def load(args: argparse.Namespace, rng: random.Random) -> None:
     from accounts.services import tenant_get_or_create
     from audit.services import SYSTEM
-    from memory.services import memory_write_verbatim, subject_get_or_create
+    from memory.services import memory_create, subject_get_or_create
 
     tenant = tenant_get_or_create(slug=TENANT, actor=SYSTEM)
     from django.utils import timezone
@@ -87,9 +87,7 @@ def load(args: argparse.Namespace, rng: random.Random) -> None:
             text = template.format(rng.choice(values))
             if m >= len(TOPICS):  # more statements than topics: distinct, dated notes
                 text = f"{text} (note {m}, {rng.randint(2019, 2025)})"
-            memory_write_verbatim(
-                subject=subject, content=text, occurred_at=timezone.now(), actor=SYSTEM
-            )
+            memory_create(subject=subject, content=text, occurred_at=timezone.now(), actor=SYSTEM)
 
 
 def timed(call: Callable[..., Any], *args: Any, **kwargs: Any) -> float:

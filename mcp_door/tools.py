@@ -22,7 +22,6 @@ from typing import Annotated, Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
-from django.utils import timezone
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -37,7 +36,6 @@ from mcp_door import selectors as door_selectors
 from mcp_door.auth import AGENT_SCOPE_KEY, request_meta
 from mcp_door.db import with_db_connection
 from memory import selectors, services
-from memory.extraction.base import Candidate
 from memory.models import Event, Memory, Subject
 from memory.recall import RecallParams, recall_compute, recall_trace_payload
 from memory.serializers import (
@@ -284,21 +282,15 @@ def add_memory(
         raise ApplicationError("invalid", MSG_NO_TEXT, fields={"text": [MSG_NO_TEXT]})
     data = _validated(MemoryCreateInputSerializer, {"content": text, "category": category})
     subject = _writable_subject(caller, external_id)
-    from memory.extraction.slots.derive import slot_for  # the conflict slot, as the REST API derives it
-
-    slot, values, found_entities = slot_for(data["content"], data["category"])
-    candidate = Candidate(
+    result = services.memory_create(
+        subject=subject,
+        actor=caller.actor,
         content=data["content"],
         category=data["category"],
         kind=data["kind"],
-        entities=[*data["entities"], *found_entities],
+        entities=data["entities"],
         importance=data["importance"],
         confidence=data["confidence"],
-        slot=slot,
-        values=values,
-    )
-    result = services.memory_ingest(
-        subject=subject, candidate=candidate, occurred_at=timezone.now(), actor=caller.actor
     )
     results = [] if result.memory is None else [{**memory_item(result.memory), "event": "ADD"}]
     return {"action": result.action, "results": results}

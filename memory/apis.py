@@ -3,7 +3,6 @@
 import uuid
 from typing import Any, ClassVar
 
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -15,7 +14,6 @@ from audit.services import actor_for_agent
 from core.exceptions import ApplicationError, NotFound
 from core.validation import NO_NUL_PATTERN, text_problem
 from memory import selectors, services
-from memory.extraction.base import Candidate
 from memory.models import Event, Subject
 from memory.recall import RecallParams, recall_compute, recall_trace_payload
 from memory.serializers import (
@@ -221,38 +219,17 @@ class MemoriesApi(AgentApiView):
         agent = _agent(request)
         data = _validated(MemoryCreateInputSerializer, request.data)
         subject = _writable_subject(request, subject_id)
-        source_event = None
-        if data.get("source_event_id") is not None:
-            source_event = Event.objects.filter(pk=data["source_event_id"], subject=subject).first()
-            if source_event is None:
-                raise ApplicationError(
-                    "invalid",
-                    "source_event_id is not an event of this subject.",
-                    fields={"source_event_id": ["Unknown event."]},
-                )
-        from memory.extraction.slots.derive import slot_for  # the conflict slot, as extracted
-
-        slot, values, found_entities = slot_for(data["content"], data["category"])
-        candidate = Candidate(
+        result = services.memory_create(
+            subject=subject,
+            actor=actor_for_agent(agent, request),
             content=data["content"],
             category=data["category"],
             kind=data["kind"],
-            entities=[*data["entities"], *found_entities],
+            entities=data["entities"],
             importance=data["importance"],
             confidence=data["confidence"],
-            slot=slot,
-            values=values,
-            source_quote=source_event.content[:500] if source_event else "",
-        )
-        occurred_at = data.get("occurred_at") or (
-            source_event.occurred_at if source_event else timezone.now()
-        )
-        result = services.memory_ingest(
-            subject=subject,
-            candidate=candidate,
-            occurred_at=occurred_at,
-            source_event=source_event,
-            actor=actor_for_agent(agent, request),
+            occurred_at=data.get("occurred_at"),
+            source_event_id=data.get("source_event_id"),
             linked_doc_id=data["linked_doc_id"],
             pinned=data["pinned"],
         )

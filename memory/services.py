@@ -895,37 +895,59 @@ def _candidate_payload(candidate: Candidate, occurred_at: dt.datetime) -> dict[s
 # --------------------------------------------------------------------------- direct edits
 
 
-def memory_write_verbatim(
+def memory_create(
     *,
     subject: Subject,
     content: str,
-    occurred_at: dt.datetime,
     actor: Actor,
-    source_event: Event | None = None,
     category: str = Memory.Category.FACT,
+    kind: str = Memory.Kind.SEMANTIC,
+    entities: Sequence[str] = (),
+    importance: float = 0.5,
+    confidence: float = 0.9,
+    occurred_at: dt.datetime | None = None,
+    source_event: Event | None = None,
+    source_event_id: int | None = None,
+    linked_doc_id: str = "",
+    pinned: bool = False,
 ) -> WriteResult:
-    """Store a statement as the caller wrote it, without extraction (mem0's `infer=false`).
+    """A memory a caller states directly, without extraction: `POST …/memories`, MCP
+    `add_memory` and mem0's `infer=false` alike.
 
-    It still takes the one write path (`memory_ingest`): the conflict slot is derived as for
-    extracted statements, PII is redacted, duplicates merge and contradictions supersede."""
+    It takes the one write path (`memory_ingest`): the conflict slot is derived as for
+    extracted statements, PII is redacted, duplicates merge and contradictions supersede.
+    `source_event_id` must name an event of this subject (400 otherwise)."""
     from memory.extraction.slots.derive import slot_for
 
-    slot, values, entities = slot_for(content, category)
+    if source_event is None and source_event_id is not None:
+        source_event = Event.objects.filter(pk=source_event_id, subject=subject).first()
+        if source_event is None:
+            raise ApplicationError(
+                "invalid",
+                "source_event_id is not an event of this subject.",
+                fields={"source_event_id": ["Unknown event."]},
+            )
+    slot, values, found_entities = slot_for(content, category)
     candidate = Candidate(
         content=content,
         category=category,
-        entities=entities,
-        confidence=0.9,  # the agent states it; same default as POST …/memories
+        kind=kind,
+        entities=[*entities, *found_entities],
+        importance=importance,
+        confidence=confidence,
         slot=slot,
         values=values,
-        source_quote=content[:500],
+        source_quote=source_event.content[:500] if source_event else "",
     )
+    when = occurred_at or (source_event.occurred_at if source_event else timezone.now())
     return memory_ingest(
         subject=subject,
         candidate=candidate,
-        occurred_at=occurred_at,
+        occurred_at=when,
         source_event=source_event,
         actor=actor,
+        linked_doc_id=linked_doc_id,
+        pinned=pinned,
     )
 
 

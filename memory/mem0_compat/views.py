@@ -173,7 +173,7 @@ def _add(view: Mem0View, data: dict[str, Any], *, background: bool) -> dict[str,
             # system prompt's) word as a fact about the person; those stay events.
             if event.pk in new and event.role == Event.Role.USER:
                 results.append(
-                    services.memory_write_verbatim(
+                    services.memory_create(
                         subject=appended.subject,
                         content=event.content,
                         occurred_at=event.occurred_at,

@@ -5,7 +5,7 @@ from core.exceptions import ApplicationError
 from memory.mem0_compat.filters import filter_fields, parse_filters, pinned_user_id
 from memory.mem0_compat.selectors import memories_for_agent
 from memory.models import Event
-from memory.services import EventInput, events_append, memory_write_verbatim
+from memory.services import EventInput, events_append, memory_create
 
 
 def remember(cast, user, text, agent_id=None, category="fact"):
@@ -19,7 +19,7 @@ def remember(cast, user, text, agent_id=None, category="fact"):
         actor=SYSTEM,
     )
     event = Event.objects.get(pk=appended.new_event_ids[0])
-    return memory_write_verbatim(
+    return memory_create(
         subject=appended.subject,
         content=text,
         occurred_at=event.occurred_at,
