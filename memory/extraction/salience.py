@@ -81,7 +81,7 @@ _HABIT = re.compile(
 _NOW = re.compile(
     r"今天|今早|今晚|今儿|刚才|刚刚|这会儿|此刻|这次|这一次|这回|本次|"
     r"\b(?:this morning|this afternoon|this evening|today|tonight|right now|at the moment|"
-    r"this time|for this one|for now|rn)\b|"
+    r"this time|for this one|for now|rn)\b|而家|今日|"
     # the clock right now: "it's 2pm", "都十二点半了"
     r"\bit'?s (?:already )?\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|"
     r"(?:都|已经)[一二两三四五六七八九十\d]{1,3}点(?:半|多)?了",
@@ -260,6 +260,8 @@ def is_question(text: str) -> bool:
 _REQUEST = re.compile(
     r"(?:也|再|顺便|顺手|能不能|可以)?(?:帮我|帮忙|麻烦你?|给我)(?:把|改|弄|做|写|查|订|找|发|设|整理|"
     r"看看|加|列|算|翻|推荐|规划|安排|准备)|^(?:讲|说|来|聊|唱|写|编)(?:个|一个|段|首|点|几个)|"
+    # asking to be told something now: "量子纠缠能不能用大白话解释一下"
+    r"(?:能不能|能否|可不可以|可以|麻烦)[^，,。？?]{0,12}(?:解释|讲讲|讲一下|说说|说一下|介绍|总结|翻译)|"
     r"\b(?:can|could|would) you (?:also )?(?:please )?(?:change|make|add|set|find|book|check|"
     r"write|send|update|tell|give|show|recommend|plan)\b",
     re.I,
@@ -276,7 +278,8 @@ def one_off_request(text: str) -> bool:
 def _outsider_rx() -> re.Pattern:
     zh = "|".join(re.escape(w) for w in words("outsiders_zh"))
     en = "|".join(re.escape(w) for w in words("outsiders_en"))
-    return re.compile(rf"^用户的(?:{zh})|^the user's (?:{en})s?\b", re.I)
+    # "用户 colleague Kelvin 超鍾意…": code-switching names the outsider in English too
+    return re.compile(rf"^用户(?:的)?\s*(?:{zh}|{en})|^the user's (?:{en})s?\b", re.I)
 
 
 def about_outsider(content: str) -> bool:
