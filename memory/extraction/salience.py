@@ -36,6 +36,7 @@ from memory.extraction.rules.markers import (
     SAFETY_RE,
     STANDING_RE,
     TIME_RE,
+    hedges_the_speaker,
     main_clause,
     short_remark,
 )
@@ -393,7 +394,7 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         first_person=bool(_FIRST_PERSON.search(core)) or implicit_subject(core),
         possession=bool(_POSSESSION.search(core)),
         answer=answer,
-        hedged=bool(HEDGE_RE.search(core) or REPORTED_RE.search(core)),
+        hedged=hedges_the_speaker(core) or bool(REPORTED_RE.search(core)),
     )
 
 

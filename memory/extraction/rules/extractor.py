@@ -43,9 +43,9 @@ from memory.extraction.rules.filters import (
 from memory.extraction.rules.hits import Hit
 from memory.extraction.rules.markers import (
     CHANGE_RE,
-    HEDGE_RE,
     REPORTED_RE,
     STANDING_RE,
+    hedges_the_speaker,
 )
 from memory.extraction.rules.merge import deferred, merge_hits
 from memory.extraction.rules.phrasing import finish_sentence, naturalize
@@ -168,7 +168,7 @@ class RuleExtractor:
 
     def _sentence(self, sentence: str, lang: str, prev_asst: str) -> Hit | None:
         full = sentence.strip()
-        hedged = bool(HEDGE_RE.search(full) or REPORTED_RE.search(full))
+        hedged = hedges_the_speaker(full) or bool(REPORTED_RE.search(full))
         standing = bool(STANDING_RE.search(full))
         if parts := colon_parts(full):  # "<task/decision> <topic>：<body>": the body is the content
             return colon_body(*parts, lang, hedged)

@@ -30,6 +30,31 @@ def _alt(items) -> re.Pattern:
 
 HEDGE_RE = _alt(HEDGES_ZH + HEDGES_EN)
 
+# Torn between choices ("纠结要不要换") hedges; torn as a feeling ("每次出去吃饭都很纠结") does not.
+_DELIBERATION = re.compile(r"纠结|犹豫")
+_CHOICE_AFTER = re.compile(r"^.{0,8}?(?:要不要|还是|该不该|是否|选|换|买|报|去不去|要|搬)")
+# A clause about what somebody else may do ("they'll probably ask for my SSN") hedges them,
+# not the speaker's facts.
+_OTHERS_FIRST = re.compile(
+    r"^\s*(?:they|he|she|it|they'll|he'll|she'll|they'd|他们|她们|他|她|对方|人家)\b|^\s*(?:他们|她们|他|她|对方)",
+    re.IGNORECASE,
+)
+
+
+def hedges_the_speaker(text: str) -> bool:
+    """A hedge about the speaker's own statement: not a feeling of being torn, not another
+    person's maybe."""
+    from memory.language.text import split_clauses
+
+    for clause in split_clauses(text) or [text]:
+        if _OTHERS_FIRST.match(clause):
+            continue
+        for m in HEDGE_RE.finditer(clause):
+            if _DELIBERATION.fullmatch(m.group(0)) and not _CHOICE_AFTER.match(clause[m.end() :]):
+                continue
+            return True
+    return False
+
 
 FIRM_RE = _alt(FIRM_ZH + FIRM_EN)
 
