@@ -408,6 +408,24 @@ def _topic_conflict(
         # after talk of 保养): the conversation's topic says what is replaced
         context = " ".join(candidate.context_topics)
         best = _most_on_topic(text, existing, similarity, worded_as_change, context)
+    if best is None and changed:
+        best = _value_swapped(candidate, existing, similarity)
+    return best
+
+
+def _value_swapped(
+    candidate: Candidate, existing: list[ExistingMemory], similarity: dict[int, float]
+) -> tuple[float, ExistingMemory] | None:
+    """No topic word links them, but the change names one thing where the closest older
+    statement names another ("daily spending 全部走 Amex Gold 了" after "日常消费都刷招行经典白",
+    "went with Apple Music" after "paying for Spotify premium"): a value swapped for another."""
+    best: tuple[float, ExistingMemory] | None = None
+    for mem in existing:
+        sim = float(similarity.get(mem.id, 0.0))
+        if mem.kind == "episodic" or mem.status != ACTIVE or sim < topics.SWAP_SIMILARITY:
+            continue
+        if topics.names_differ(candidate.content, mem.content) and (best is None or sim > best[0]):
+            best = (sim, mem)
     return best
 
 

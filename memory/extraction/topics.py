@@ -26,6 +26,9 @@ SINGLE_BONUS = 0.35
 MULTI_BONUS = 0.15
 NOUN_BONUS = 0.1
 CONTRAST_BONUS = 0.05
+# A change naming one thing where an older statement this close names another is a swap of the
+# value even without a shared topic word (memory/decisions.py `_value_swapped`).
+SWAP_SIMILARITY = 0.35
 SAME_TOPIC = 0.6
 SAME_SINGLE_TOPIC = 0.55
 MIN_SIMILARITY = 0.2
@@ -175,7 +178,7 @@ def topic_score(
     if nouns:
         score += NOUN_BONUS
         why.append("shared " + "/".join(sorted(nouns)[:3]))
-    if why and _names_differ(new, old):
+    if why and names_differ(new, old):
         # a change replaces one named value by another: of two statements on the topic, the
         # one that names a value is the likelier one replaced
         score += CONTRAST_BONUS
@@ -183,11 +186,19 @@ def topic_score(
     return score, ", ".join(why)
 
 
-def _names_differ(new: str, old: str) -> bool:
+def names_differ(new: str, old: str) -> bool:
+    """Both statements name something (a brand, a place, a person — not a quantity such as
+    "5k") and no name is shared."""
     from memory.extraction.salience import named_things
 
-    a = {n.lower() for n in named_things(new)} - {"user", "the user"}
-    b = {n.lower() for n in named_things(old)} - {"user", "the user"}
+    def names(text: str) -> set[str]:
+        return {
+            n.lower()
+            for n in named_things(text)
+            if n.lower() not in ("user", "the user") and not n[:1].isdigit()
+        }
+
+    a, b = names(new), names(old)
     return bool(a and b and not a & b)
 
 

@@ -282,3 +282,21 @@ def test_slotless_fallback_needs_similarity_or_a_shared_topic():
     job = mem(id=2, category="profile", content="The user works at Shopify.", confidence=0.75)
     new_job = cand(category="profile", content="The user works at Stripe as a PM.", confidence=0.95)
     assert decide(new_job, T1, [job], {2: 0.45}).action == "supersede"
+
+
+def test_a_change_naming_another_value_than_a_close_statement_swaps_it():
+    old = mem(category="fact", content="The user has paid for Spotify premium for years")
+    change = cand(
+        category="fact",
+        content="The user cancelled the old music sub and went with Apple Music",
+        confidence=0.9,  # a change statement is firm
+    )
+    d = decide(change, T1, [old], {1: 0.45})
+    assert d.action == "supersede" and d.target_id == 1
+    # not close enough, or the old statement names nothing: no swap
+    assert decide(change, T1, [old], {1: 0.2}).action == "create"
+    plain = mem(category="fact", content="The user runs 5k three times a week")
+    assert decide(change, T1, [plain], {1: 0.45}).action == "create"
+    # without a change word a different name is just another fact
+    other = cand(category="fact", content="The user also likes Apple Music playlists")
+    assert decide(other, T1, [old], {1: 0.45}).action == "create"
