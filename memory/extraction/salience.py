@@ -88,6 +88,8 @@ _NOW = re.compile(
     r"(?:都|已经)[一二两三四五六七八九十\d]{1,3}点(?:半|多)?了",
     re.I,
 )
+# One occasion, not the habit: a change on it ("这次改到周五") changes nothing lasting.
+_ONE_TIME = re.compile(r"这次|这一次|这回|本次|\bthis time\b|\bjust this once\b", re.I)
 _EN_SENTENCE_START = {"I", "I'm", "I've", "I'd", "I'll", "The", "A", "An", "My", "Our", "We"}
 
 
@@ -299,6 +301,8 @@ def momentary(text: str) -> bool:
         return False
     if _rx("transient_states").search(text):
         return True  # "现在好饿" is hunger, not a change of anything
+    if _ONE_TIME.search(text):
+        return True  # "本次会议改到下午三点": a change of this one occasion, not of a habit
     return bool(_NOW.search(text) and not CHANGE_RE.search(text))
 
 

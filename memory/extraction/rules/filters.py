@@ -54,7 +54,8 @@ TASK_EN = re.compile(
     r"^(?:please\s+|pls\s+|ok(?:ay)?,?\s+|so,?\s+|and\s+)?(?:book|find|get|grab|write|compare|show|"
     r"give|help|make|send|draft|check|look|search|order|call|schedule|create|set up|scaffold|"
     r"explain|tell|translate|summari[sz]e|list|start|can you|could you|would you|will you|"
-    r"let me know|i need you to|pick|reserve|fix|review|plan)\b",
+    r"let me know|i need you to|pick|reserve|fix|review|plan|convert|calculate|rewrite|rephrase|"
+    r"proofread|debug|estimate|recommend|suggest)\b",
     re.IGNORECASE,
 )
 
