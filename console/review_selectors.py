@@ -143,7 +143,7 @@ def trace_list(*, tenant_ids: list[int], filters: TraceFilters) -> QuerySet[Reca
     queryset = (
         RecallTrace.objects.filter(tenant_id__in=tenant_ids)
         .select_related("agent", "subject", "tenant")
-        .defer("candidates", "context", "parameters", "timings_ms")
+        .defer("candidates", "parameters", "timings_ms")
         .order_by("-created_at", "-id")
     )
     if filters.agent_id:
@@ -170,12 +170,37 @@ def trace_get_for_staff(*, user: Any, trace_id: int) -> RecallTrace:
     return trace
 
 
+def trace_memory_texts(*, trace: RecallTrace, ids: list[int]) -> dict[int, str]:
+    """The current text of the trace's memories that still exist, by id.
+
+    A trace stores only ids (deleting a memory must leave no copy of its text), so pages join
+    the text here; an id missing from the result is a memory deleted since."""
+    return dict(
+        Memory.objects.filter(subject_id=trace.subject_id, pk__in=ids).values_list("pk", "content")
+    )
+
+
 def trace_candidate_rows(*, trace: RecallTrace) -> list[dict[str, Any]]:
-    """The stored candidates with their signal values in SIGNALS order (for the table)."""
+    """The stored candidates with their signal values in SIGNALS order and the memory's
+    current text (`deleted` when it is gone), for the table."""
+    candidates = [{**c, "id": int(c["id"])} for c in trace.candidates]
+    texts = trace_memory_texts(trace=trace, ids=[c["id"] for c in candidates])
     return [
-        {**c, "values": [(c.get("signals") or {}).get(name) for name in SIGNALS]}
-        for c in trace.candidates
+        {
+            **c,
+            "content": texts.get(c["id"], ""),
+            "deleted": c["id"] not in texts,
+            "values": [(c.get("signals") or {}).get(name) for name in SIGNALS],
+        }
+        for c in candidates
     ]
+
+
+def trace_selected_rows(*, trace: RecallTrace) -> list[dict[str, Any]]:
+    """What the recall returned, in order, with each memory's current text (or `deleted`)."""
+    ids = [int(pk) for pk in trace.selected_ids]
+    texts = trace_memory_texts(trace=trace, ids=ids)
+    return [{"id": pk, "content": texts.get(pk, ""), "deleted": pk not in texts} for pk in ids]
 
 
 def agents_for_filter(*, tenant_ids: list[int]) -> list[Agent]:
@@ -193,6 +218,7 @@ class ReplayRow:
     cut: str
     old_rank: int | None  # 1-based rank among the selected memories, None = not selected
     new_rank: int | None
+    deleted: bool = False  # returned then, deleted since: the trace holds no text of it
 
     @property
     def signal_values(self) -> list[float | None]:
@@ -231,8 +257,8 @@ class ReplayDiff:
 def replay_diff(*, trace: RecallTrace, result: RecallResult) -> ReplayDiff:
     """Compare a replayed recall with the stored trace: newly included, dropped, rank moves.
 
-    Dropped memories may no longer exist (deleted, superseded): their content comes from the
-    trace's own candidate list.
+    Dropped memories may no longer exist: their current text is joined by id, and one that
+    was deleted is marked so (the trace keeps no copy of its text).
     """
     old_ranks = {int(pk): rank for rank, pk in enumerate(trace.selected_ids, start=1)}
     new_ranks = {item.memory.pk: rank for rank, item in enumerate(result.selected, start=1)}
@@ -252,22 +278,23 @@ def replay_diff(*, trace: RecallTrace, result: RecallResult) -> ReplayDiff:
     ]
     seen = {row.id for row in rows}
     stored = {int(c["id"]): c for c in trace.candidates}
-    for pk, rank in old_ranks.items():
-        if pk not in seen:  # was returned then, is not even a candidate now
-            candidate = stored.get(pk, {})
-            rows.append(
-                ReplayRow(
-                    id=pk,
-                    content=candidate.get("content", ""),
-                    category=candidate.get("category", ""),
-                    signals={},
-                    score=0.0,
-                    selected=False,
-                    cut="gone",
-                    old_rank=rank,
-                    new_rank=None,
-                )
+    gone = [pk for pk in old_ranks if pk not in seen]
+    texts = trace_memory_texts(trace=trace, ids=gone)
+    for pk in gone:  # was returned then, is not even a candidate now
+        rows.append(
+            ReplayRow(
+                id=pk,
+                content=texts.get(pk, ""),
+                deleted=pk not in texts,
+                category=stored.get(pk, {}).get("category", ""),
+                signals={},
+                score=0.0,
+                selected=False,
+                cut="gone",
+                old_rank=old_ranks[pk],
+                new_rank=None,
             )
+        )
     added = [row for row in rows if row.change == "added"]
     dropped = [row for row in rows if row.change == "dropped"]
     moved = [row for row in rows if row.change in ("up", "down")]

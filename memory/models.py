@@ -301,7 +301,8 @@ class Observation(BaseModel):
 
 
 class RecallTrace(models.Model):
-    """Everything needed to explain (and replay) one recall."""
+    """Everything needed to explain (and replay) one recall, by memory id: no memory text is
+    copied here (the console joins the current text, and shows what is gone as deleted)."""
 
     # Returned to the agent as `trace_id` before the row is written (off the request path).
     trace_id = models.UUIDField(default=uuid.uuid4, unique=True)
@@ -313,10 +314,9 @@ class RecallTrace(models.Model):
     query = models.TextField()
     route = models.CharField(max_length=32)
     parameters = models.JSONField(default=dict)
-    # [{"id", "content", "category", "status", "signals": {...}, "score", "selected", "cut"}]
+    # [{"id", "category", "kind", "status", "signals": {...}, "score", "selected", "cut"}]
     candidates = models.JSONField(default=list)
     selected_ids = ArrayField(models.BigIntegerField(), default=list)
-    context = models.TextField(blank=True)
     token_count = models.PositiveIntegerField(default=0)
     timings_ms = models.JSONField(default=dict)
     total_ms = models.FloatField(default=0)

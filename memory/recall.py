@@ -602,11 +602,22 @@ def context_line(memory: Memory, language: str) -> str:
     )
 
 
+# What a stored trace keeps of each candidate: ids and signals, never the memory's text, so
+# deleting a memory (or erasing its subject) leaves no copy of it here. The console joins the
+# current text by id when it shows a trace.
+TRACE_CANDIDATE_FIELDS = ("id", "category", "kind", "status", "signals", "score", "selected", "cut")
+
+
+def trace_candidate_stripped(candidate: dict[str, Any]) -> dict[str, Any]:
+    """A candidate cut down to TRACE_CANDIDATE_FIELDS (payloads queued before the change
+    still carry `content`)."""
+    return {key: candidate[key] for key in TRACE_CANDIDATE_FIELDS if key in candidate}
+
+
 def trace_candidates(result: RecallResult) -> list[dict[str, Any]]:
     return [
         {
             "id": item.memory.pk,
-            "content": item.memory.content,
             "category": item.memory.category,
             "kind": item.memory.kind,
             "status": item.memory.status,
@@ -634,7 +645,8 @@ def recall_trace_payload(
 
     The agent's words (query, its rewrite, the entities it named) are PII-redacted here, before
     they reach the broker or the table, as memories are before they are written: staff read
-    traces in the console, and a replay runs the redacted query."""
+    traces in the console, and a replay runs the redacted query. Memory text (the candidates'
+    content, the context block) is left out: the trace names memories by id."""
     return {
         "trace_id": trace_id,
         "subject_id": subject.pk,
@@ -653,7 +665,6 @@ def recall_trace_payload(
         },
         "candidates": trace_candidates(result),
         "selected_ids": [item.memory.pk for item in result.selected],
-        "context": result.context,
         "token_count": result.token_count,
         "timings_ms": result.timings_ms,
         "total_ms": result.total_ms,

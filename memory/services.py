@@ -35,6 +35,7 @@ from memory.embeddings import get_embedder
 from memory.extraction import topics
 from memory.extraction.base import Candidate, ExtractionError, KnownMemory, Turn
 from memory.models import Event, Memory, Observation, RecallTrace, Subject
+from memory.recall import trace_candidate_stripped
 from memory.tasks import extract_events as extract_events_task
 from memory.tasks import record_recall as record_recall_task
 
@@ -1146,9 +1147,8 @@ def recall_record(*, trace: dict[str, Any], actor: Actor) -> RecallTrace | None:
                 "query": trace["query"],
                 "route": trace["route"],
                 "parameters": trace["parameters"],
-                "candidates": trace["candidates"],
+                "candidates": [trace_candidate_stripped(c) for c in trace["candidates"]],
                 "selected_ids": selected,
-                "context": trace["context"],
                 "token_count": trace["token_count"],
                 "timings_ms": trace["timings_ms"],
                 "total_ms": trace["total_ms"],

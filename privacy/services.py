@@ -36,7 +36,7 @@ from audit.models import AuditEntry
 from audit.services import Actor, audit_erase_subject_text, audit_record
 from core.exceptions import ApplicationError
 from memory.models import Event, Memory, Observation, RecallTrace, Subject
-from memory.recall import rewrite_cache_clear, rewrite_cache_count
+from memory.recall import rewrite_cache_clear, rewrite_cache_count, trace_candidate_stripped
 from memory.services import content_hash, subject_set_paused
 from privacy.models import DataSubjectRequest
 
@@ -747,6 +747,8 @@ def subject_export_data(*, subject: Subject) -> dict[str, Any]:
                 "query": t.query,
                 "route": t.route,
                 "selected_ids": t.selected_ids,
+                # ids and signals only: the memories' text is under "memories" while they exist
+                "candidates": [trace_candidate_stripped(c) for c in t.candidates],
                 "created_at": t.created_at.isoformat(),
             }
             for t in RecallTrace.objects.filter(subject=subject).order_by("id")

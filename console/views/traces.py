@@ -23,6 +23,7 @@ from console.review_selectors import (
     trace_candidate_rows,
     trace_get_for_staff,
     trace_list,
+    trace_selected_rows,
 )
 from memory.models import RecallTrace
 from memory.recall import SIGNALS, RecallParams, recall_compute
@@ -81,6 +82,7 @@ def trace_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "signals": SIGNALS,
         "stages": _stage_rows(trace),
         "candidates": trace_candidate_rows(trace=trace),
+        "returned": trace_selected_rows(trace=trace),
         "weights": _weights(trace),
         "replay_form": ReplayForm(initial=ReplayForm.initial_for(trace)),
     }
@@ -119,6 +121,7 @@ def trace_replay(request: HttpRequest, pk: int) -> HttpResponse:
     context.update(
         stages=_stage_rows(trace),
         candidates=trace_candidate_rows(trace=trace),
+        returned=trace_selected_rows(trace=trace),
         weights=_weights(trace),
     )
     return render(request, "console/trace_detail.html", context)

@@ -23,7 +23,6 @@ def legacy_trace(subject: Subject) -> RecallTrace:
         candidates=[
             {"id": 1, "content": f"mail {EMAIL}", "category": "fact", "signals": {}, "score": 0.5}
         ],
-        context=f"- the user's phone is {PHONE}",
         parameters={"weights": {}},
     )
 

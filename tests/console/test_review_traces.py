@@ -121,14 +121,30 @@ class TestTraceDetail:
         assert response.status_code == 200
         html = response.content.decode()
         assert len(trace.candidates) >= 3
+        texts = dict(Memory.objects.values_list("pk", "content"))
         for candidate in trace.candidates:  # masked for every role (no reveal on this page)
-            assert masked(candidate["content"])[:20] in html
+            assert masked(texts[candidate["id"]])[:20] in html
         assert "cut: top_k" in html or "cut: min_score" in html or "cut: budget" in html
         assert "selected" in html
         assert "semantic" in html and "importance" in html
-        assert "以下是回忆到的" in html  # the context block
+        assert "Returned memories" in html and "deleted" not in html
         for stage in trace.timings_ms:
             assert f"<th>{stage}</th>" in html
+
+    def test_it_joins_current_text_and_shows_deleted_memories_as_deleted(
+        self, cast, trace, operator, client
+    ):
+        gone, kept = trace.selected_ids[0], trace.selected_ids[1]
+        gone_text = Memory.objects.get(pk=gone).content
+        response = cast.alice_client.delete(f"/api/v1/subjects/u1/memories/{gone}")
+        assert response.status_code == 204
+        client.force_login(operator)
+        html = client.get(reverse("console-trace", args=[trace.pk])).content.decode()
+        assert masked(Memory.objects.get(pk=kept).content)[:20] in html
+        assert masked(gone_text)[:20] not in html
+        assert html.count('class="badge deleted"') == 2  # in the returned list and the table
+        assert reverse("console-memory", args=[gone]) not in html  # no link to a 404
+        assert reverse("console-memory", args=[kept]) in html
 
     def test_it_masks_personal_data_for_viewers(self, trace, viewer, client):
         client.force_login(viewer)
@@ -187,6 +203,18 @@ class TestReplay:
             reverse("console-trace-replay", args=[trace.pk]), data, **HX
         ).content.decode()
         assert 'data-change="dropped"' in html
+
+    def test_a_dropped_memory_deleted_since_shows_as_deleted(self, cast, trace, operator, client):
+        gone = trace.selected_ids[0]
+        gone_text = Memory.objects.get(pk=gone).content
+        assert cast.alice_client.delete(f"/api/v1/subjects/u1/memories/{gone}").status_code == 204
+        client.force_login(operator)
+        html = client.post(
+            reverse("console-trace-replay", args=[trace.pk]), replay_data(), **HX
+        ).content.decode()
+        row = html.split(f'data-memory="{gone}"')[1].split("</tr>")[0]
+        assert 'data-change="dropped"' in row and 'class="badge deleted"' in row
+        assert masked(gone_text)[:20] not in html
 
     def test_invalid_weights_are_reported(self, trace, operator, client):
         client.force_login(operator)

@@ -201,6 +201,21 @@ def test_erasure_deletes_export_files(cast, people):
     assert not path.exists() and not path.with_suffix(".html").exists()
 
 
+def test_the_export_lists_recall_traces_by_memory_id_and_signals(cast, people):
+    from privacy.services import subject_export_data
+
+    subject = people["alice-person"]
+    data = subject_export_data(subject=subject)
+    trace = data["recall_traces"][0]
+    stored = RecallTrace.objects.get(trace_id=trace["id"])
+    assert [c["id"] for c in trace["candidates"]] == [c["id"] for c in stored.candidates]
+    assert trace["candidates"] and all("signals" in c for c in trace["candidates"])
+    assert not [c for c in trace["candidates"] if "content" in c]
+    # the text of the memories the trace names is in the export once: under "memories"
+    exported = {m["id"]: m["content"] for m in data["memories"]}
+    assert set(trace["selected_ids"]) <= set(exported)
+
+
 def test_restriction_blocks_writes_and_recalls_until_lifted(cast, people):
     subject = people["bob-person"]
     case_execute(

@@ -122,8 +122,43 @@ def test_it_stores_a_trace_and_counts_hits(cast):
     candidate = next(item for item in trace.candidates if item["id"] == memory["id"])
     assert candidate["selected"] is True and "semantic" in candidate["signals"]
     assert set(trace.timings_ms) >= {"embed", "vector", "keyword", "score"}
-    assert trace.context == body["context"]
+    assert "content" not in candidate and trace.token_count == body["token_count"]
     assert Memory.objects.get(pk=memory["id"]).hit_count == 1
+
+
+# Rows whose whole row, as JSON text, contains a string: where a copy of a recall could sit.
+ROWS_HOLDING = {
+    table: f"SELECT count(*) FROM {table} t WHERE strpos(row_to_json(t)::text, %s) > 0"  # noqa: S608
+    for table in ("memory_recalltrace", "core_outboxmessage")
+}
+
+
+def _rows_holding(table: str, text: str) -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(ROWS_HOLDING[table], [text])
+        return cursor.fetchone()[0]
+
+
+def test_deleting_a_memory_leaves_no_copy_of_its_text_in_recall_traces(cast):
+    c = cast.alice_client
+    sentence = "The user keeps a spare key under the blue flowerpot"
+    memory = remember(c, "u1", sentence, category="fact", entities=["key"])
+    remember(c, "u1", "The user prefers aisle seats", entities=["座位"])
+    body = recall(c, "u1", "where is my spare key?")
+    assert sentence in body["context"]  # the caller still gets the context block
+    trace = RecallTrace.objects.get(trace_id=body["trace_id"])
+    assert memory["id"] in trace.selected_ids
+
+    response = c.delete(f"/api/v1/subjects/u1/memories/{memory['id']}")
+    assert response.status_code == 204
+    assert not Memory.objects.filter(pk=memory["id"]).exists()
+    for table in ROWS_HOLDING:
+        assert _rows_holding(table, sentence) == 0, table
+    trace.refresh_from_db()
+    assert memory["id"] in trace.selected_ids  # the trace still names it, by id only
+    assert all("content" not in candidate for candidate in trace.candidates)
 
 
 def test_replay_has_no_side_effects(cast):
