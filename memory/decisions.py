@@ -396,13 +396,13 @@ def _topic_conflict(
     # but not "a new sushi place" after "likes quiet restaurants". The user's own words count
     # too: the rewritten content no longer says "my".
     said = f"{candidate.content}\n{candidate.source_quote}"
-    worded_as_change = bool(CHANGE_RE.search(said) or FIRM_RE.search(said))
+    changed = bool(CHANGE_RE.search(said))  # a firm decision ("就按这个来") is no change of topic
+    worded_as_change = changed or bool(FIRM_RE.search(said))
     text = candidate.content
     if not topics.concepts(text) and not topics.common_nouns(text):
         # worded without its topic ("换途虎了"): what the conversation was about stands in
         text = " ".join([text, *candidate.context_topics])
     best = _most_on_topic(text, existing, similarity, worded_as_change)
-    changed = bool(CHANGE_RE.search(said))  # a firm decision ("就按这个来") is no change of topic
     if best is None and changed and candidate.context_topics and text == candidate.content:
         # a change worded with other nouns than its topic ("换途虎了，小区门口就有个工场店"
         # after talk of 保养): the conversation's topic says what is replaced

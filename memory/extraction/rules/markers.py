@@ -21,7 +21,7 @@ from memory.extraction.lexicon import (
     STYLE_GENRES,
     TOPIC_CUES,
 )
-from memory.language.text import CJK
+from memory.language.text import CJK, split_clauses
 
 
 def _alt(items) -> re.Pattern:
@@ -44,8 +44,6 @@ _OTHERS_FIRST = re.compile(
 def hedges_the_speaker(text: str) -> bool:
     """A hedge about the speaker's own statement: not a feeling of being torn, not another
     person's maybe."""
-    from memory.language.text import split_clauses
-
     for clause in split_clauses(text) or [text]:
         if _OTHERS_FIRST.match(clause):
             continue
