@@ -48,13 +48,19 @@ CN_LANDLINE_RE = re.compile(
 )
 INTL_RE = re.compile(r"(?<![A-Za-z0-9_+])\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}(?!\d)")
 NANP_RE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-. ])\d{3}[-. ]\d{4}(?![\d-])")
+# Between a label and its value: "护照号是 E12345678", "SSN: 521448812", "passport G1234567".
+_LABEL_SEP = r"(\s*(?:is|:|：|为|是)?\s*)"
+# How far before a card-shaped number a card / bank word may stand (the word, then 16 more).
+_CARD_CONTEXT_WINDOW = 32
 PASSPORT_RE = re.compile(
-    r"(?i)(passport(?:\s+(?:number|no\.?|#))?|护照(?:号码|号)?)(\s*(?:is|:|：|为|是)?\s*)"
-    r"([A-Z]{1,2}\d{6,9})(?![0-9A-Za-z])"
+    r"(?i)(passport(?:\s+(?:number|no\.?|#))?|护照(?:号码|号)?)"
+    + _LABEL_SEP
+    + r"([A-Z]{1,2}\d{6,9})(?![0-9A-Za-z])"
 )
 LABELLED_ID_RE = re.compile(
     r"(?i)(身份证(?:号码|号)?|居民身份证|id card(?:\s+(?:number|no\.?))?|national id)"
-    r"(\s*(?:is|:|：|为|是)?\s*)(\d{15}|\d{17}[\dXx])(?![0-9A-Za-z])"
+    + _LABEL_SEP
+    + r"(\d{15}|\d{17}[\dXx])(?![0-9A-Za-z])"
 )
 CN_PASSPORT_RE = re.compile(r"(?<![0-9A-Za-z])[EG]\d{8}(?![0-9A-Za-z])")
 # Shapes that are national IDs wherever they appear: SG NRIC/FIN, HK ID.
@@ -63,11 +69,12 @@ NATIONAL_ID_RE = re.compile(
 )
 LABELLED_NATIONAL_ID_RE = re.compile(
     r"(?i)(nric|fin(?= )|national id(?:\s+(?:number|no\.?))?|id number|证件号(?:码)?)"
-    r"(\s*(?:is|:|：|为|是)?\s*)([A-Z]{0,2}\d[\dA-Z-]{4,}[\dA-Z])(?![0-9A-Za-z])"
+    + _LABEL_SEP
+    + r"([A-Z]{0,2}\d[\dA-Z-]{4,}[\dA-Z])(?![0-9A-Za-z])"
 )
 SSN_RE = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
 LABELLED_SSN_RE = re.compile(
-    r"(?i)(ssn|social security(?:\s+(?:number|no\.?|#))?)(\s*(?:is|:|：|为|是)?\s*)(\d{9})(?!\d)"
+    r"(?i)(ssn|social security(?:\s+(?:number|no\.?|#))?)" + _LABEL_SEP + r"(\d{9})(?!\d)"
 )
 # A card / bank word within a short distance before a card-shaped number makes it a card.
 CARD_CONTEXT_RE = re.compile(
@@ -76,8 +83,9 @@ CARD_CONTEXT_RE = re.compile(
 )
 ACCOUNT_RE = re.compile(
     r"(?i)((?:frequent[- ]flyer|membership|member|loyalty|account|customer|会员|常旅客|账户|账号|"
-    r"银行卡|卡)(?:\s*(?:number|no\.?|#|id|号码|号|卡号))?)(\s*(?:is|:|：|为|是)?\s*)"
-    r"([A-Z]{0,3}[ -]?\d[\d -]{4,}\d)(?![0-9A-Za-z])"
+    r"银行卡|卡)(?:\s*(?:number|no\.?|#|id|号码|号|卡号))?)"
+    + _LABEL_SEP
+    + r"([A-Z]{0,3}[ -]?\d[\d -]{4,}\d)(?![0-9A-Za-z])"
 )
 
 # From the house number after a road name down to the door (弄 / 号 / 栋 / 单元 / 室): the road
@@ -168,6 +176,10 @@ def redact(text: str) -> RedactionResult:
         found[kind] = found.get(kind, 0) + 1
         return f"[{kind}]"
 
+    def keep_label(kind: str):
+        # "身份证号 [ID_CARD]": the label and its separator stay, the value goes
+        return lambda m: m.group(1) + m.group(2) + bump(kind)
+
     out = EMAIL_RE.sub(lambda m: bump("EMAIL"), text)
 
     def id_sub(m: re.Match) -> str:
@@ -175,19 +187,20 @@ def redact(text: str) -> RedactionResult:
 
     out = ID_CARD_RE.sub(id_sub, out)
     # A number explicitly labelled as an ID card is redacted even when its checksum is off.
-    out = LABELLED_ID_RE.sub(lambda m: m.group(1) + m.group(2) + bump("ID_CARD"), out)
-    out = PASSPORT_RE.sub(lambda m: m.group(1) + m.group(2) + bump("PASSPORT"), out)
+    out = LABELLED_ID_RE.sub(keep_label("ID_CARD"), out)
+    out = PASSPORT_RE.sub(keep_label("PASSPORT"), out)
     out = CN_PASSPORT_RE.sub(lambda m: bump("PASSPORT"), out)
-    out = LABELLED_NATIONAL_ID_RE.sub(lambda m: m.group(1) + m.group(2) + bump("ID_CARD"), out)
+    out = LABELLED_NATIONAL_ID_RE.sub(keep_label("ID_CARD"), out)
     out = NATIONAL_ID_RE.sub(lambda m: bump("ID_CARD"), out)
-    out = LABELLED_SSN_RE.sub(lambda m: m.group(1) + m.group(2) + bump("SSN"), out)
+    out = LABELLED_SSN_RE.sub(keep_label("SSN"), out)
     out = SSN_RE.sub(lambda m: bump("SSN"), out)
 
     def card_sub(m: re.Match) -> str:
         raw = m.group(0)
         if not _card_shaped(raw):
             return raw
-        if luhn_valid(raw) or CARD_CONTEXT_RE.search(m.string[: m.start()]):
+        before = m.string[max(0, m.start() - _CARD_CONTEXT_WINDOW) : m.start()]
+        if luhn_valid(raw) or CARD_CONTEXT_RE.search(before):
             return bump("BANK_CARD")
         return raw
 
@@ -205,7 +218,7 @@ def redact(text: str) -> RedactionResult:
         value = m.group(3)
         if _digit_count(value) < 6:
             return m.group(0)
-        return m.group(1) + m.group(2) + bump("ACCOUNT")
+        return keep_label("ACCOUNT")(m)
 
     out = ACCOUNT_RE.sub(account_sub, out)
     out = ZH_ADDRESS_RE.sub(lambda m: bump("ADDRESS"), out)
