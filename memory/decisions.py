@@ -47,6 +47,7 @@ from memory.extraction import topics
 from memory.extraction.base import Candidate
 from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
 from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE
+from memory.language.dates import WEEKDAY_VALUE
 
 DEDUPE_SIMILARITY = 0.85
 CONFLICT_SIMILARITY = 0.75
@@ -98,7 +99,6 @@ class Decision:
     also_supersede: list[int] = field(default_factory=list)
 
 
-_DAY = re.compile(r"^(?:周[一二三四五六日]|周末)$")
 _TIME = re.compile(r"^\d{1,2}:\d{2}$")
 _DATE = re.compile(r"^\d{2}-\d{2}$")  # a calendar date "MM-DD" (memory.language.dates.date_values)
 _PERIOD = {"上午", "下午", "中午", "晚上"}
@@ -108,7 +108,7 @@ _NUM = re.compile(r"^\d+(?:\.\d+)?$")
 def value_type(v: str) -> str:
     if v.startswith("!"):
         return "neg"
-    if _DAY.match(v):
+    if WEEKDAY_VALUE.match(v):
         return "day"
     if _TIME.match(v) or v in _PERIOD:
         return "time"

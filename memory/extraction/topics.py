@@ -20,6 +20,7 @@ import re
 from functools import cache, lru_cache
 
 from memory.extraction.words import load, words
+from memory.language.dates import WEEKDAY_VALUE, schedule_values
 from memory.language.text import CJK
 
 SINGLE_BONUS = 0.35
@@ -213,17 +214,14 @@ def literal_names(text: str) -> list[str]:
     ]
 
 
-_DAY = re.compile(r"^(?:周[一二三四五六日]|周末)$")
 _CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])")  # "9:30", not the "1:1" of a meeting
 
 
 def concrete_values(text: str) -> set[str]:
     """The concrete values a statement names: names and models as written, weekdays (as
     "周二" whatever the language), clock times as written."""
-    from memory.language.dates import schedule_values
-
     named = {v.lower() for v in literal_names(text)}
-    days = {v for v in schedule_values(text) if _DAY.match(v)}
+    days = {v for v in schedule_values(text) if WEEKDAY_VALUE.match(v)}
     return named | days | set(_CLOCK.findall(text))
 
 

@@ -32,6 +32,8 @@ ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日":
 WEEKDAY_LABELS = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
 DAY_ZH = {ch: WEEKDAY_LABELS[i] for ch, i in ZH_WEEKDAY.items()}
 DAY_EN = {name: WEEKDAY_LABELS[i] for name, i in EN_WEEKDAY.items()}
+# A weekday value as `schedule_values` writes it ("周二", "周末"), whatever the language.
+WEEKDAY_VALUE = re.compile(r"^(?:周[一二三四五六日]|周末)$")
 
 
 def zh_month_day(token: str) -> int:
