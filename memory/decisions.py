@@ -43,10 +43,10 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-from memory.extraction import topics
+from memory.extraction import replacement, topics
 from memory.extraction.base import Candidate
 from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
-from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE
+from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE, HEDGE_RE
 from memory.language.dates import WEEKDAY_VALUE
 
 DEDUPE_SIMILARITY = 0.85
@@ -413,6 +413,47 @@ def _topic_conflict(
     return best
 
 
+def topics_hedged(candidate: Candidate) -> bool:
+    return bool(HEDGE_RE.search(candidate.content))
+
+
+def _replaced_memory(
+    candidate: Candidate,
+    occurred_at: dt.datetime | None,
+    existing: list[ExistingMemory],
+    similarity: dict[int, float],
+    *,
+    among: list[ExistingMemory] | None = None,
+) -> tuple[float, ExistingMemory] | None:
+    """The live memory of `existing` the candidate most likely answers anew, by the replacement
+    model (memory/extraction/replacement.py), when its probability reaches the model's
+    threshold; `among` (default: `existing`) are the memories it is compared against."""
+    if candidate.kind == "episodic":
+        return None
+    live = [m for m in existing if m.kind != "episodic" and m.status == ACTIVE]
+    pool = [m for m in (among or existing) if m.kind != "episodic" and m.status == ACTIVE]
+    earlier = [m for m in live if replacement.later_conversation(occurred_at, m.occurred_at)]
+    if not earlier:
+        return None
+    new = replacement.Statement(
+        content=candidate.content,
+        category=candidate.category,
+        quote=candidate.source_quote,
+        confidence=candidate.confidence,
+        context=tuple(candidate.context_topics),
+        at=occurred_at,
+    )
+    sims = {m.id: float(similarity.get(m.id, 0.0)) for m in pool}
+    best: tuple[float, ExistingMemory] | None = None
+    for mem in earlier:
+        others = [v for k, v in sims.items() if k != mem.id]
+        old = replacement.Statement(content=mem.content, category=mem.category, at=mem.occurred_at)
+        p = replacement.probability(new, old, sims[mem.id], others)
+        if p >= replacement.threshold() and (best is None or p > best[0]):
+            best = (p, mem)
+    return best
+
+
 def _value_swapped(
     candidate: Candidate, existing: list[ExistingMemory], similarity: dict[int, float]
 ) -> tuple[float, ExistingMemory] | None:
@@ -483,10 +524,18 @@ def decide(
         elif rel == "conflict" and mem.status == ACTIVE:
             conflicts.append((sim, mem))
 
+    replaces_firmly = False
     if not same_active and not conflicts:
         topical = _topic_conflict(candidate, existing, similarity)
         if topical is not None:
             conflicts.append(topical)
+    if not same_active and not conflicts:
+        replaced = _replaced_memory(candidate, occurred_at, existing, similarity)
+        if replaced is not None:
+            conflicts.append(replaced)
+            # the model links a later statement to the one it answers anew: unless hedged,
+            # saying it again differently is the change (a hedge stays an observation)
+            replaces_firmly = not low and not topics_hedged(candidate)
 
     if same_active:
         sim, mem = max(same_active, key=lambda x: (x[0], x[1].confidence))
@@ -496,6 +545,18 @@ def decide(
             and candidate.confidence >= mem.confidence - 0.05
             and _adds_information(candidate, mem)
         )
+        if not update and sim < DEDUPE_SIMILARITY and not low:
+            # a slot match is not a repetition when a later conversation answers the question
+            # anew ("医生给我换成缬沙坦了" after "每天吃氨氯地平", both slot medication with no
+            # values read): merging would drop the new value
+            replaced = _replaced_memory(candidate, occurred_at, [mem], similarity, among=existing)
+            if replaced is not None and not topics_hedged(candidate):
+                return Decision(
+                    SUPERSEDE,
+                    mem.id,
+                    f"a later statement answers #{mem.id} anew "
+                    f"(replacement model {replaced[0]:.2f})",
+                )
         how = f"slot {candidate.slot}" if candidate.slot and mem.slot else f"cosine {sim:.2f}"
         lost = _values_lost(candidate, mem)
         if update and lost and not is_change(candidate):
@@ -506,10 +567,19 @@ def decide(
 
     if conflicts:
         conflicts.sort(key=lambda x: (-x[0], -x[1].confidence))
+        if not replaces_firmly and not low and not topics_hedged(candidate):
+            # the rules found the contradiction; the model, that a later conversation answers
+            # the question anew: a change, not a remark beside the old value
+            top = conflicts[0][1]
+            replaces_firmly = (
+                _replaced_memory(candidate, occurred_at, [top], similarity, among=existing)
+                is not None
+            )
         beaten = [
             m
             for _, m in conflicts
-            if _firmer(candidate.confidence, m.confidence) and _newer(occurred_at, m.occurred_at)
+            if (replaces_firmly or _firmer(candidate.confidence, m.confidence))
+            and _newer(occurred_at, m.occurred_at)
         ]
         if beaten and not low:
             target = beaten[0]

@@ -256,12 +256,18 @@ def test_slotless_same_sentence_other_name_conflicts():
 
 
 def test_slotless_different_things_do_not_conflict():
+    # within one conversation the rules alone judge: close wording is not a contradiction
+    same_talk = T0 + dt.timedelta(minutes=5)
     old = mem(id=1, category="fact", content="The user writes scripts in Python.", confidence=0.75)
     new = cand(category="fact", content="The user edits photos in Lightroom.", confidence=0.9)
-    assert decide(new, T1, [old], {1: 0.8}).action == "create"
+    assert decide(new, same_talk, [old], {1: 0.8}).action == "create"
+    # a month later the replacement model judges too, at the similarity the offline embedder
+    # measures for the pair (0.23)
+    assert decide(new, T1, [old], {1: 0.23}).action == "create"
     old = mem(id=1, category="fact", content="用户的车停在B2层", confidence=0.75)
     new = cand(category="fact", content="用户的自行车锁在小区车棚旁边的B区", confidence=0.9)
-    assert decide(new, T1, [old], {1: 0.8}).action == "create"
+    assert decide(new, same_talk, [old], {1: 0.8}).action == "create"
+    assert decide(new, T1, [old], {1: 0.55}).action == "create"
 
 
 def test_slotless_fallback_needs_similarity_or_a_shared_topic():

@@ -1,0 +1,153 @@
+"""Does a new statement replace an older memory? A small learned model instead of thresholds.
+
+People change a fact in words of their own: "Traded in the old car and picked up a Model 3"
+after "my 2015 Civic makes a noise", "最近天天骑 e-bike 通勤了" after "每天坐地铁 Line 2 上班".
+Hand-set thresholds over the cosine similarity and topic words fitted the sentences they were
+tuned on and missed such pairs elsewhere. This module scores a pair with a logistic model over
+general signals of the two statements — how close they are in embedding space and how much
+closer than the other memories, whether they share a topic, a noun, a value, whether each names a
+different thing, whether the new one is worded as a change, whether it comes in a later
+conversation — trained on pairs labelled by the scenario sets' own expectations
+(`memory/extraction/training/`, corpus and weights in `data/`).
+
+The write decision (memory/decisions.py) asks it for the live memory a statement most likely
+replaces; whether that becomes a supersede or a conflict observation stays with the
+confidence rules (a hedged statement never replaces anything).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from memory.extraction import topics
+from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE, HEDGE_RE
+from memory.language.text import CJK
+
+MODEL_PATH = Path(__file__).parent / "data" / "replacement_model.json"
+SAME_SESSION = dt.timedelta(hours=6)
+# The similarity of two statements about unrelated things, roughly (multilingual USE): a memory
+# is "the closest" only by a margin over this too, or a lone memory would always be it.
+UNRELATED_SIMILARITY = 0.3
+
+
+@dataclass(frozen=True)
+class Statement:
+    content: str
+    category: str
+    quote: str = ""
+    confidence: float = 0.75
+    context: tuple[str, ...] = ()
+    at: dt.datetime | None = None
+
+
+def _bigrams(text: str) -> set[str]:
+    text = text.lower()
+    cjk = re.sub(r"[^\u4e00-\u9fff]", "", text)
+    grams = {cjk[i : i + 2] for i in range(len(cjk) - 1)}
+    grams |= {w for w in re.findall(r"[a-z][a-z0-9'-]{2,}", text) if w not in ("the", "user")}
+    return grams
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+_SUBJECT = re.compile(r"^(?:用户(?:的)?|the user(?:'s)?)\s*", re.I)
+
+
+def _residual(text: str) -> str:
+    """The statement without its values (names, models, numbers): what it is about."""
+    text = _SUBJECT.sub("", text)
+    for value in sorted(topics.value_atoms(text), key=len, reverse=True):
+        text = text.replace(value, " ")
+    return text
+
+
+def later_conversation(new: dt.datetime | None, old: dt.datetime | None) -> bool:
+    """The old statement was made in an earlier conversation. The model is trained on such
+    pairs only: within one conversation a change is said in so many words, and the rules of
+    memory/decisions.py read them."""
+    if new is None or old is None:
+        return False
+    if (new.tzinfo is None) != (old.tzinfo is None):
+        new, old = new.replace(tzinfo=None), old.replace(tzinfo=None)
+    return new - old >= SAME_SESSION
+
+
+FEATURES = (
+    "similarity",
+    "margin",
+    "nearest",
+    "residual_overlap",
+    "word_overlap",
+    "single_concept",
+    "any_concept",
+    "context_concept",
+    "shared_noun",
+    "names_differ",
+    "shared_value",
+    "change_word",
+    "firm_word",
+    "hedged",
+    "same_category",
+    "cross_language",
+    "change_on_topic",
+)
+
+
+def features(new: Statement, old: Statement, similarity: float, others: list[float]) -> list[float]:
+    """The model's inputs for one pair; `others` are the similarities of the subject's other
+    live memories to the new statement."""
+    said = f"{new.content}\n{new.quote}"
+    a, b = topics.concepts(new.content), topics.concepts(old.content)
+    shared = set(a) & set(b)
+    context = topics.concepts(" ".join(new.context)) if new.context else {}
+    best_other = max([*others, UNRELATED_SIMILARITY])
+    on_topic = bool(shared or set(context) & set(b)) or topics.names_differ(
+        new.content, old.content
+    )
+    return [
+        similarity,
+        similarity - best_other,
+        1.0 if similarity >= best_other else 0.0,
+        _jaccard(_bigrams(_residual(new.content)), _bigrams(_residual(old.content))),
+        _jaccard(_bigrams(new.content), _bigrams(old.content)),
+        1.0 if any(a[c] or b[c] for c in shared) else 0.0,
+        1.0 if shared else 0.0,
+        1.0 if set(context) & set(b) else 0.0,
+        1.0 if topics.common_nouns(new.content) & topics.common_nouns(old.content) else 0.0,
+        1.0 if topics.names_differ(new.content, old.content) else 0.0,
+        1.0 if topics.shared_values(new.content, old.content) else 0.0,
+        1.0 if CHANGE_RE.search(said) else 0.0,
+        1.0 if FIRM_RE.search(said) else 0.0,
+        1.0 if new.confidence < 0.6 or HEDGE_RE.search(new.content) else 0.0,
+        1.0 if new.category == old.category else 0.0,
+        1.0 if bool(CJK.search(new.content)) != bool(CJK.search(old.content)) else 0.0,
+        1.0 if on_topic and CHANGE_RE.search(said) else 0.0,
+    ]
+
+
+@cache
+def _model() -> tuple[list[float], float, list[float], list[float], float]:
+    spec = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+    if tuple(spec["features"]) != FEATURES:
+        raise RuntimeError(f"{MODEL_PATH.name} was trained on other features; retrain it")
+    return spec["weights"], spec["bias"], spec["mean"], spec["scale"], spec["threshold"]
+
+
+def threshold() -> float:
+    return _model()[4]
+
+
+def probability(new: Statement, old: Statement, similarity: float, others: list[float]) -> float:
+    """P(the new statement replaces the old one)."""
+    weights, bias, mean, scale, _ = _model()
+    x = features(new, old, similarity, others)
+    z = bias + sum(w * (v - m) / s for w, v, m, s in zip(weights, x, mean, scale, strict=True))
+    return 1.0 / (1.0 + math.exp(-z))
