@@ -414,35 +414,36 @@ def _topic_conflict(
     return best
 
 
-def topics_hedged(candidate: Candidate) -> bool:
-    return bool(HEDGE_RE.search(candidate.content))
-
-
 def _replaced_memory(
     candidate: Candidate,
     occurred_at: dt.datetime | None,
     existing: list[ExistingMemory],
     similarity: dict[int, float],
     *,
-    among: list[ExistingMemory] | None = None,
+    targets: list[ExistingMemory] | None = None,
 ) -> tuple[float, ExistingMemory] | None:
-    """The live memory of `existing` the candidate most likely answers anew, by the replacement
-    model (memory/extraction/replacement.py), when its probability reaches the model's
-    threshold; `among` (default: `existing`) are the memories it is compared against."""
+    """Of `targets` (default: every live memory of `existing`), the one the candidate most
+    likely answers anew by the replacement model (memory/extraction/replacement.py), when its
+    probability reaches the model's threshold. The other live memories of `existing` are what
+    "closest" is measured against."""
     if candidate.kind == "episodic":
         return None
-    live = [m for m in existing if m.kind != "episodic" and m.status == ACTIVE]
-    pool = [m for m in (among or existing) if m.kind != "episodic" and m.status == ACTIVE]
+    sims = {
+        m.id: float(similarity.get(m.id, 0.0))
+        for m in existing
+        if m.kind != "episodic" and m.status == ACTIVE
+    }
     # the few closest earlier memories: the model's margin favours the closest, and scoring a
     # pair costs a segmentation of both texts (≈ 3 ms uncached)
     earlier = sorted(
         (
             m
-            for m in live
-            if replacement.later_conversation(occurred_at, m.occurred_at)
-            and float(similarity.get(m.id, 0.0)) >= topics.MIN_SIMILARITY
+            for m in (existing if targets is None else targets)
+            if m.id in sims
+            and sims[m.id] >= topics.MIN_SIMILARITY
+            and replacement.later_conversation(occurred_at, m.occurred_at)
         ),
-        key=lambda m: -float(similarity.get(m.id, 0.0)),
+        key=lambda m: -sims[m.id],
     )[:REPLACEMENT_CANDIDATES]
     if not earlier:
         return None
@@ -454,7 +455,6 @@ def _replaced_memory(
         context=tuple(candidate.context_topics),
         at=occurred_at,
     )
-    sims = {m.id: float(similarity.get(m.id, 0.0)) for m in pool}
     best: tuple[float, ExistingMemory] | None = None
     for mem in earlier:
         others = [v for k, v in sims.items() if k != mem.id]
@@ -513,6 +513,8 @@ def decide(
 ) -> Decision:
     """Decide create / merge / supersede / observe_* for one candidate (see module doc)."""
     low = candidate.confidence < LOW_CONFIDENCE - EPS
+    # worded as a hedge, whatever confidence it was written with: never applied as a change
+    hedged = low or bool(HEDGE_RE.search(candidate.content))
     if candidate.kind == "episodic":
         if low:
             return Decision("observe_low_confidence", None, "episodic, low confidence")
@@ -546,7 +548,7 @@ def decide(
             conflicts.append(replaced)
             # the model links a later statement to the one it answers anew: unless hedged,
             # saying it again differently is the change (a hedge stays an observation)
-            replaces_firmly = not low and not topics_hedged(candidate)
+            replaces_firmly = not hedged
 
     if same_active:
         sim, mem = max(same_active, key=lambda x: (x[0], x[1].confidence))
@@ -556,12 +558,12 @@ def decide(
             and candidate.confidence >= mem.confidence - 0.05
             and _adds_information(candidate, mem)
         )
-        if not update and sim < DEDUPE_SIMILARITY and not low:
+        if not update and sim < DEDUPE_SIMILARITY and not hedged:
             # a slot match is not a repetition when a later conversation answers the question
             # anew ("医生给我换成缬沙坦了" after "每天吃氨氯地平", both slot medication with no
             # values read): merging would drop the new value
-            replaced = _replaced_memory(candidate, occurred_at, [mem], similarity, among=existing)
-            if replaced is not None and not topics_hedged(candidate):
+            replaced = _replaced_memory(candidate, occurred_at, existing, similarity, targets=[mem])
+            if replaced is not None:
                 return Decision(
                     SUPERSEDE,
                     mem.id,
@@ -578,14 +580,12 @@ def decide(
 
     if conflicts:
         conflicts.sort(key=lambda x: (-x[0], -x[1].confidence))
-        if not replaces_firmly and not low and not topics_hedged(candidate):
+        if not replaces_firmly and not hedged:
             # the rules found the contradiction; the model, that a later conversation answers
             # the question anew: a change, not a remark beside the old value
             top = conflicts[0][1]
-            replaces_firmly = (
-                _replaced_memory(candidate, occurred_at, [top], similarity, among=existing)
-                is not None
-            )
+            replaced = _replaced_memory(candidate, occurred_at, existing, similarity, targets=[top])
+            replaces_firmly = replaced is not None
         beaten = [
             m
             for _, m in conflicts
