@@ -80,6 +80,39 @@ def later_conversation(new: dt.datetime | None, old: dt.datetime | None) -> bool
     return new - old >= SAME_SESSION
 
 
+def _signals(new: Statement, old: Statement, similarity: float, others: list[float]) -> dict:
+    said = f"{new.content}\n{new.quote}"
+    a, b = topics.concepts(new.content), topics.concepts(old.content)
+    shared = set(a) & set(b)
+    context = topics.concepts(" ".join(new.context)) if new.context else {}
+    context_shared = bool(set(context) & set(b))
+    best_other = max([*others, UNRELATED_SIMILARITY])
+    names_differ = topics.names_differ(new.content, old.content)
+    changed = bool(CHANGE_RE.search(said))
+    return {
+        "similarity": similarity,
+        "margin": similarity - best_other,
+        "nearest": similarity >= best_other,
+        "residual_overlap": _jaccard(
+            _bigrams(_residual(new.content)), _bigrams(_residual(old.content))
+        ),
+        "word_overlap": _jaccard(_bigrams(new.content), _bigrams(old.content)),
+        "single_concept": any(a[c] or b[c] for c in shared),
+        "any_concept": bool(shared),
+        "context_concept": context_shared,
+        "shared_noun": bool(topics.common_nouns(new.content) & topics.common_nouns(old.content)),
+        "names_differ": names_differ,
+        "shared_value": bool(topics.shared_values(new.content, old.content)),
+        "change_word": changed,
+        "firm_word": bool(FIRM_RE.search(said)),
+        "hedged": new.confidence < 0.6 or bool(HEDGE_RE.search(new.content)),
+        "same_category": new.category == old.category,
+        "cross_language": bool(CJK.search(new.content)) != bool(CJK.search(old.content)),
+        "change_on_topic": changed and (bool(shared) or context_shared or names_differ),
+    }
+
+
+# the model's inputs, in the order of its weights
 FEATURES = (
     "similarity",
     "margin",
@@ -102,35 +135,10 @@ FEATURES = (
 
 
 def features(new: Statement, old: Statement, similarity: float, others: list[float]) -> list[float]:
-    """The model's inputs for one pair; `others` are the similarities of the subject's other
-    live memories to the new statement."""
-    said = f"{new.content}\n{new.quote}"
-    a, b = topics.concepts(new.content), topics.concepts(old.content)
-    shared = set(a) & set(b)
-    context = topics.concepts(" ".join(new.context)) if new.context else {}
-    best_other = max([*others, UNRELATED_SIMILARITY])
-    on_topic = bool(shared or set(context) & set(b)) or topics.names_differ(
-        new.content, old.content
-    )
-    return [
-        similarity,
-        similarity - best_other,
-        1.0 if similarity >= best_other else 0.0,
-        _jaccard(_bigrams(_residual(new.content)), _bigrams(_residual(old.content))),
-        _jaccard(_bigrams(new.content), _bigrams(old.content)),
-        1.0 if any(a[c] or b[c] for c in shared) else 0.0,
-        1.0 if shared else 0.0,
-        1.0 if set(context) & set(b) else 0.0,
-        1.0 if topics.common_nouns(new.content) & topics.common_nouns(old.content) else 0.0,
-        1.0 if topics.names_differ(new.content, old.content) else 0.0,
-        1.0 if topics.shared_values(new.content, old.content) else 0.0,
-        1.0 if CHANGE_RE.search(said) else 0.0,
-        1.0 if FIRM_RE.search(said) else 0.0,
-        1.0 if new.confidence < 0.6 or HEDGE_RE.search(new.content) else 0.0,
-        1.0 if new.category == old.category else 0.0,
-        1.0 if bool(CJK.search(new.content)) != bool(CJK.search(old.content)) else 0.0,
-        1.0 if on_topic and CHANGE_RE.search(said) else 0.0,
-    ]
+    """The model's inputs for one pair, in FEATURES order; `others` are the similarities of the
+    subject's other live memories to the new statement."""
+    signals = _signals(new, old, similarity, others)
+    return [float(signals[name]) for name in FEATURES]
 
 
 @cache
