@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from memory.decisions import ExistingMemory, decide  # noqa: E402
 from memory.extraction.base import Turn  # noqa: E402
 from memory.extraction.rules.extractor import RuleExtractor  # noqa: E402
+from memory.extraction.training.collect_pairs import matches as keywords_match  # noqa: E402
 from memory.pii import redact  # noqa: E402
 
 DEFAULT_FILE = "/work/shared/eval/dev-scenarios.jsonl"
@@ -140,12 +141,9 @@ def run_scenario(scn: dict, extractor: RuleExtractor, emb: Embedder) -> tuple[li
 
 
 def matches(memory: dict, m: dict) -> bool:
-    text = (memory.get("content") or "").lower()
     if m.get("category") and memory.get("category") != m["category"]:
         return False
-    if not all(k.lower() in text for k in m.get("all", [])):
-        return False
-    return not m.get("any") or any(k.lower() in text for k in m["any"])
+    return keywords_match(memory.get("content") or "", m)
 
 
 def evaluate(expect: dict, memories: list[dict]) -> list[tuple[str, bool, str]]:

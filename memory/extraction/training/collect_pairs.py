@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import sys
+from io import StringIO
 from pathlib import Path
 
 
@@ -64,7 +65,8 @@ def _create_database(url: str) -> None:
 
 
 def matches(text: str, m: dict) -> bool:
-    """The runner's MATCH semantics, without the category."""
+    """The keywords of the runner's MATCH (../shared/eval/run_scenarios.py): every `all`
+    keyword and one `any` keyword in the text; the category is the caller's to check."""
     text = (text or "").lower()
     if not all(k.lower() in text for k in m.get("all", [])):
         return False
@@ -143,8 +145,6 @@ def collect(paths: list[str], out: Path) -> int:
 
     decisions.decide = recording_decide
     call_command("migrate", verbosity=0)
-    from io import StringIO
-
     buf = StringIO()
     call_command("create_agent", "pairs", "--tenant", "pairs", "--scopes", "read,write", stdout=buf)
     key = buf.getvalue().strip().splitlines()[-1]

@@ -104,9 +104,9 @@ def best_threshold(y: np.ndarray, p: np.ndarray) -> tuple[float, float, float, f
         prec = tp / (tp + fp) if tp + fp else 0.0
         rec = tp / (tp + fn) if tp + fn else 0.0
         b2 = BETA * BETA
-        f1 = (1 + b2) * prec * rec / (b2 * prec + rec) if prec + rec else 0.0
-        if f1 > best[1]:
-            best = (round(float(t), 2), f1, prec, rec)
+        f_half = (1 + b2) * prec * rec / (b2 * prec + rec) if prec + rec else 0.0
+        if f_half > best[1]:
+            best = (round(float(t), 2), f_half, prec, rec)
     return best
 
 
@@ -126,9 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in sorted(set(groups)):
         test = np.array([g == name for g in groups])
         held_out[test] = predict(fit(x[~test], y[~test]), x[test])
-    t, f1, prec, rec = best_threshold(y, held_out)
+    t, f_half, prec, rec = best_threshold(y, held_out)
     print(
-        f"leave-one-set-out: AUC {auc(y, held_out):.3f}; at {t}: F0.5 {f1:.3f}, "
+        f"leave-one-set-out: AUC {auc(y, held_out):.3f}; at {t}: F0.5 {f_half:.3f}, "
         f"precision {prec:.3f}, recall {rec:.3f}"
     )
     model = fit(x, y)
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                 },
                 "cross_validation": {
                     "auc": round(auc(y, held_out), 4),
-                    "f_half": round(f1, 4),
+                    "f_half": round(f_half, 4),
                     "precision": round(prec, 4),
                     "recall": round(rec, 4),
                 },
