@@ -35,14 +35,11 @@ def test_training_the_replacement_model_on_its_corpus_reproduces_the_shipped_wei
 
 
 def _decide(new_text: str, old_text: str, *, later: bool, confidence: float = 0.75, others=()):
-    old = decisions.ExistingMemory(
-        id=1, category="fact", kind="semantic", content=old_text, confidence=0.75, occurred_at=T0
-    )
-    rest = [
+    known = [
         decisions.ExistingMemory(
-            id=i + 2, category="fact", kind="semantic", content=t, confidence=0.75, occurred_at=T0
+            id=i, category="fact", kind="semantic", content=t, confidence=0.75, occurred_at=T0
         )
-        for i, t in enumerate(others)
+        for i, t in enumerate([old_text, *others], start=1)
     ]
     new = Candidate(
         content=new_text,
@@ -52,8 +49,8 @@ def _decide(new_text: str, old_text: str, *, later: bool, confidence: float = 0.
         source_quote=new_text,
     )
     at = T0 + (dt.timedelta(days=9) if later else dt.timedelta(minutes=3))
-    similarity = {m.id: _cosine(new_text, m.content) for m in [old, *rest]}
-    return decisions.decide(new, at, [old, *rest], similarity)
+    similarity = {m.id: _cosine(new_text, m.content) for m in known}
+    return decisions.decide(new, at, known, similarity)
 
 
 @pytest.mark.parametrize(
