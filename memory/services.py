@@ -34,6 +34,7 @@ from memory import aliases, decisions, pii, textsearch
 from memory.embeddings import get_embedder
 from memory.extraction import topics
 from memory.extraction.base import Candidate, ExtractionError, KnownMemory, Turn
+from memory.language.dates import schedule_values
 from memory.models import Event, Memory, Observation, RecallTrace, Subject
 from memory.recall import trace_candidate_stripped
 from memory.tasks import extract_events as extract_events_task
@@ -745,11 +746,19 @@ _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9+#-]{3,}")
 
 
 def content_without_old_values(
-    content: str, old_values: Iterable[str], new_values: Iterable[str]
+    content: str, old_values: Iterable[str], new_values: Iterable[str], old_content: str = ""
 ) -> str:
     """The new version states the current value only: clauses that name a value being
-    replaced ("换成移动的了，电信太贵" → "换成移动的了") go; the source quote keeps them.
-    Unchanged when nothing would be left or no clause names an old value."""
+    replaced go ("换成移动的了，电信太贵" → "换成移动的了"; "早上推送改成七点，八点太晚" →
+    "早上推送改成七点"); the source quote keeps them. A clause names an old value when it
+    names one of `old_values`, or when every concrete value it names (a name, a model, a
+    clock time) and every noun is one `old_content` names too, while another clause names a
+    new value. A
+    clause stating the change itself stays when no other clause states the new state
+    ("不用钉钉了"), and goes otherwise ("salsa 那个班停了，现在改成周四学 bachata" → "现在改成
+    周四学 bachata"). Unchanged when nothing would be left or no clause names an old value."""
+    from memory.extraction.rules.markers import CHANGE_RE
+
     new = [v.lstrip("!").casefold() for v in new_values if v]
     needles: set[str] = set()
     for value in (v.lstrip("!") for v in old_values if v):
@@ -759,14 +768,29 @@ def content_without_old_values(
         for needle in {value, *_LATIN_NAME.findall(value)}:
             if len(needle) >= 2 and not any(needle.casefold() in n for n in new):
                 needles.add(needle.casefold())
-    if not needles:
-        return content
-    from memory.extraction.rules.markers import CHANGE_RE
-
+    old_atoms = _concrete_atoms(old_content) if old_content else set()
     clauses = [c for c in _CLAUSE.findall(content) if c]
-    # a clause stating the change itself stays ("gave up X, Y every day now")
+
+    atoms = [_concrete_atoms(c) for c in clauses]
+    # naming only old values is stale when another clause names a new one: a clause that
+    # repeats what still holds ("对 以后都这样，comments用英文") is no replaced value
+    replaced = any(a - old_atoms for a in atoms)
+    stale = [
+        any(n in c.casefold() for n in needles)
+        or (replaced and bool(a) and a <= old_atoms and not _new_nouns(c, old_content))
+        for c, a in zip(clauses, atoms, strict=True)
+    ]
+    if not any(stale):
+        return content
+    states_change = any(
+        CHANGE_RE.search(c) or a - old_atoms
+        for c, a, old in zip(clauses, atoms, stale, strict=True)
+        if not old
+    )
     kept = [
-        c for c in clauses if CHANGE_RE.search(c) or not any(n in c.casefold() for n in needles)
+        c
+        for c, old in zip(clauses, stale, strict=True)
+        if not old or (CHANGE_RE.search(c) and not states_change)
     ]
     if len(kept) == len(clauses) or not kept:
         return content
@@ -776,6 +800,29 @@ def content_without_old_values(
     if content.rstrip()[-1:] in "。.!！" and text[-1:] not in "。.!！":
         text += content.rstrip()[-1]
     return text
+
+
+def _new_nouns(clause: str, old_content: str) -> list[str]:
+    """Nouns of the clause the old statement does not name ("改成去奥体中心学游泳" after
+    "在少年宫学拉丁舞"): the clause says something new, whatever values it repeats."""
+    from memory.extraction.dialogue import head_nouns
+
+    old = old_content.casefold()
+    return [n for n in head_nouns(clause) if n.casefold() not in old]
+
+
+def _concrete_atoms(text: str) -> set[str]:
+    """Values a clause names that say which one: names and models as written, clock times and
+    weekdays ("8点" and "八点" are both 08:00) — not words of judgement ("太晚"), not bare
+    counts."""
+    names = {
+        v.casefold()
+        for v in topics.value_atoms(text)
+        if re.search(r"[A-Za-z0-9]", v) and not v.isdigit()  # "2 kids" is no value replaced
+    }
+    names |= {v.casefold() for v in topics.literal_names(text)}
+    clock = {v for v in schedule_values(text) if re.match(r"\d|周", v)}
+    return names | clock
 
 
 def _apply_supersede(
@@ -794,7 +841,7 @@ def _apply_supersede(
         # versions share: "周会" is not a value the new one replaces)
         old_values = list(old.slot_values) or topics.literal_names(old.content)
         new_values = list(candidate.values) or topics.literal_names(candidate.content)
-        current = content_without_old_values(candidate.content, old_values, new_values)
+        current = content_without_old_values(candidate.content, old_values, new_values, old.content)
         if current != candidate.content:
             # Search text and embedding follow the content that will be recalled.
             candidate = replace(candidate, content=current)

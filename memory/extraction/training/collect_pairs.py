@@ -96,8 +96,6 @@ def label(scenario: dict, new: str, old: str) -> int | None:
 
 
 def collect(paths: list[str], out: Path) -> int:
-    from django.core.management import call_command
-    from django.test import Client
 
     from memory import decisions
 
@@ -143,7 +141,21 @@ def collect(paths: list[str], out: Path) -> int:
             )
         return decision
 
+    replaced_memory = decisions._replaced_memory
     decisions.decide = recording_decide
+    # the rules alone decide while collecting: the corpus must not depend on the model it
+    # trains (nor on whether its features still match the shipped weights)
+    decisions._replaced_memory = lambda *args, **kwargs: None
+    try:
+        return _post_and_label(paths, out, recorded)
+    finally:
+        decisions.decide, decisions._replaced_memory = original, replaced_memory
+
+
+def _post_and_label(paths: list[str], out: Path, recorded: list[dict]) -> int:
+    from django.core.management import call_command
+    from django.test import Client
+
     call_command("migrate", verbosity=0)
     buf = StringIO()
     call_command("create_agent", "pairs", "--tenant", "pairs", "--scopes", "read,write", stdout=buf)

@@ -97,3 +97,59 @@ def test_within_one_conversation_the_model_does_not_link_statements():
     # is said in so many words and the rules read it
     assert replacement.later_conversation(T0 + dt.timedelta(minutes=30), T0) is False
     assert replacement.later_conversation(T0 + dt.timedelta(days=1), T0) is True
+
+
+@pytest.mark.django_db
+def test_the_pair_corpus_is_collected_by_the_rules_alone(tmp_path, monkeypatch):
+    """Collecting must not consult the model it trains: with its features changed and the
+    shipped weights stale, the collector still records and labels the pairs, and leaves the
+    write path as it found it."""
+    from memory.extraction.training import collect_pairs
+
+    def stale_weights():
+        raise RuntimeError("replacement_model.json was trained on other features; retrain it")
+
+    monkeypatch.setattr(replacement, "_model", stale_weights)
+    scenario = {
+        "id": "t-firm",
+        "lang": "en",
+        "phenomenon": "conflict_firm",
+        "sessions": [
+            {
+                "session_id": "s1",
+                "events": [
+                    {
+                        "role": "user",
+                        "content": "I work at Initech as an accountant.",
+                        "occurred_at": "2026-03-01T09:00:00Z",
+                    },
+                ],
+            },
+            {
+                "session_id": "s2",
+                "events": [
+                    {
+                        "role": "user",
+                        "content": "I work at Globex as an auditor now.",
+                        "occurred_at": "2026-04-01T09:00:00Z",
+                    },
+                ],
+            },
+        ],
+        "expect": {
+            "active": [{"all": ["Globex"]}],
+            "superseded": [{"all": ["Initech"]}],
+            "not_active": [{"all": ["Initech"]}],
+        },
+    }
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps(scenario) + "\n")
+    decide, replaced = decisions.decide, decisions._replaced_memory
+    out = tmp_path / "pairs.jsonl"
+    assert collect_pairs.collect([str(path)], out) >= 1
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["new"]["content"], r["old"]["content"], r["label"]) for r in rows] == [
+        (rows[0]["new"]["content"], rows[0]["old"]["content"], 1)
+    ]
+    assert "Globex" in rows[0]["new"]["content"] and "Initech" in rows[0]["old"]["content"]
+    assert (decisions.decide, decisions._replaced_memory) == (decide, replaced)

@@ -25,6 +25,46 @@ def test_the_new_version_keeps_only_the_current_value(content, old, new, expecte
     assert content_without_old_values(content, old, new) == expected
 
 
+@pytest.mark.parametrize(
+    "content,old_content,expected",
+    [
+        # the old time said again in other numerals, beside the new one
+        (
+            "用户的早上推送改成七点，用户现在六点半就起了，八点太晚",
+            "用户的助手每天早上8点推送天气和日程",
+            "用户的早上推送改成七点，用户现在六点半就起了",
+        ),
+        # the old class ending, then the new one: the ending clause goes too
+        (
+            "用户salsa 那个班停了，用户现在改成每周四晚上学 bachata",
+            "用户每周二晚上要去上 salsa 课",
+            "用户现在改成每周四晚上学 bachata",
+        ),
+        (
+            "The user's standup moved to 10:30, 9:00 was too early.",
+            "Standup is at 9:00.",
+            "The user's standup moved to 10:30.",
+        ),
+        # a clause repeating what still holds, with no new value anywhere, stays
+        (
+            "用户要求：以后都这样，comments用英文，但解释的时候用中文",
+            "用户的 code review comments 直接写英文",
+            None,
+        ),
+        # the old weekday beside a new place and activity is the new state, not the old one
+        (
+            "用户的舞蹈班退费了，现在周六上午改成去奥体中心学游泳，8点半到10点",
+            "用户闺女每周六上午在少年宫学拉丁舞，9点到11点",
+            None,
+        ),
+        ("The user moved to Raleigh, still 2 kids.", "The user lives in Austin with 2 kids.", None),
+    ],
+)
+def test_clauses_naming_only_old_values_go_from_the_new_version(content, old_content, expected):
+    got = content_without_old_values(content, [], [], old_content)
+    assert got == (content if expected is None else expected)
+
+
 def test_a_supersede_stores_the_current_state_and_keeps_the_quote(cast):
     subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
     memory_ingest(
