@@ -14,7 +14,7 @@ own expectations, never from the rules:
   that does not hold the new one (a restatement or a badly worded extraction: no label is safe);
 * negative — every other pair.
 
-Usage (a throwaway database, created when missing; the scenarios' subjects stay in it):
+Usage (a throwaway database, created when missing; each run's subjects stay in it):
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/engram_pairs \\
       .venv/bin/python -m memory.extraction.training.collect_pairs \\
@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import sys
+import uuid
 from io import StringIO
 from pathlib import Path
 
@@ -158,7 +159,12 @@ def _post_and_label(paths: list[str], out: Path, recorded: list[dict]) -> int:
 
     call_command("migrate", verbosity=0)
     buf = StringIO()
-    call_command("create_agent", "pairs", "--tenant", "pairs", "--scopes", "read,write", stdout=buf)
+    # a fresh agent and fresh subjects every run: events posted again to the same subjects are
+    # duplicates and would not be extracted again
+    run = uuid.uuid4().hex[:8]
+    call_command(
+        "create_agent", f"pairs-{run}", "--tenant", "pairs", "--scopes", "read,write", stdout=buf
+    )
     key = buf.getvalue().strip().splitlines()[-1]
     client = Client(HTTP_AUTHORIZATION=f"Bearer {key}")
     rows = 0
@@ -169,7 +175,7 @@ def _post_and_label(paths: list[str], out: Path, recorded: list[dict]) -> int:
                 if not line.strip():
                     continue
                 scenario = json.loads(line)
-                subject = f"{set_name}-{scenario['id']}"
+                subject = f"{run}-{set_name}-{scenario['id']}"
                 recorded.clear()
                 for session in scenario["sessions"]:
                     events = [
