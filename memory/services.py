@@ -753,9 +753,8 @@ def content_without_old_values(
     "早上推送改成七点"); the source quote keeps them. A clause names an old value when it
     names one of `old_values`, or when every concrete value it names (a name, a model, a
     clock time) and every noun is one `old_content` names too, while another clause names a
-    new value. A
-    clause stating the change itself stays when no other clause states the new state
-    ("不用钉钉了"), and goes otherwise ("salsa 那个班停了，现在改成周四学 bachata" → "现在改成
+    new value. A clause stating the change itself stays when no other clause states the new
+    state ("不用钉钉了"), and goes otherwise ("salsa 那个班停了，现在改成周四学 bachata" → "现在改成
     周四学 bachata"). Unchanged when nothing would be left or no clause names an old value."""
     from memory.extraction.rules.markers import CHANGE_RE
 
@@ -815,12 +814,12 @@ def _concrete_atoms(text: str) -> set[str]:
     """Values a clause names that say which one: names and models as written, clock times and
     weekdays ("8点" and "八点" are both 08:00) — not words of judgement ("太晚"), not bare
     counts."""
+    # value_atoms holds topics.literal_names too; one segmentation serves both
     names = {
         v.casefold()
         for v in topics.value_atoms(text)
         if re.search(r"[A-Za-z0-9]", v) and not v.isdigit()  # "2 kids" is no value replaced
     }
-    names |= {v.casefold() for v in topics.literal_names(text)}
     clock = {v for v in schedule_values(text) if re.match(r"\d|周", v)}
     return names | clock
 

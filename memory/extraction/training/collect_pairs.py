@@ -97,7 +97,6 @@ def label(scenario: dict, new: str, old: str) -> int | None:
 
 
 def collect(paths: list[str], out: Path) -> int:
-
     from memory import decisions
 
     recorded: list[dict] = []

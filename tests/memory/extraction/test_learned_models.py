@@ -148,8 +148,6 @@ def test_the_pair_corpus_is_collected_by_the_rules_alone(tmp_path, monkeypatch):
     out = tmp_path / "pairs.jsonl"
     assert collect_pairs.collect([str(path)], out) >= 1
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [(r["new"]["content"], r["old"]["content"], r["label"]) for r in rows] == [
-        (rows[0]["new"]["content"], rows[0]["old"]["content"], 1)
-    ]
+    assert [r["label"] for r in rows] == [1]
     assert "Globex" in rows[0]["new"]["content"] and "Initech" in rows[0]["old"]["content"]
     assert (decisions.decide, decisions._replaced_memory) == (decide, replaced)
