@@ -42,11 +42,13 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from functools import cache
 
-from memory.extraction import replacement, topics
+from memory.extraction import kinds, replacement, topics
 from memory.extraction.base import Candidate
 from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
 from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE, HEDGE_RE
+from memory.extraction.words import alternation, words
 from memory.language.dates import WEEKDAY_VALUE
 
 DEDUPE_SIMILARITY = 0.85
@@ -426,7 +428,11 @@ def _replaced_memory(
     likely answers anew by the replacement model (memory/extraction/replacement.py), when its
     probability reaches the model's threshold. The other live memories of `existing` are what
     "closest" is measured against."""
-    if candidate.kind == "episodic":
+    said = f"{candidate.content}\n{candidate.source_quote}"
+    if candidate.kind == "episodic" or _refers_back().search(said) or _additive().search(said):
+        # "上次说的那个周会流程…", "the trip I mentioned": it goes on about the earlier
+        # statement; "also likes Apple Music", "另外还有一台": it adds to it. Neither answers
+        # its question anew
         return None
     sims = {
         m.id: float(similarity.get(m.id, 0.0))
@@ -434,17 +440,23 @@ def _replaced_memory(
         if m.kind != "episodic" and m.status == ACTIVE
     }
     # the few closest earlier memories: the model's margin favours the closest, and scoring a
-    # pair costs a segmentation of both texts (≈ 3 ms uncached)
-    earlier = sorted(
-        (
-            m
-            for m in (existing if targets is None else targets)
-            if m.id in sims
-            and sims[m.id] >= topics.MIN_SIMILARITY
-            and replacement.later_conversation(occurred_at, m.occurred_at)
-        ),
+    # pair costs a segmentation of both texts (≈ 3 ms uncached); and any that names another
+    # thing of a kind the candidate names (another car, another editor), however far apart
+    # the wording puts them
+    earlier_ones = [
+        m
+        for m in (existing if targets is None else targets)
+        if m.id in sims and replacement.later_conversation(occurred_at, m.occurred_at)
+    ]
+    closest = sorted(
+        (m for m in earlier_ones if sims[m.id] >= topics.MIN_SIMILARITY),
         key=lambda m: -sims[m.id],
     )[:REPLACEMENT_CANDIDATES]
+    earlier = closest + [
+        m
+        for m in earlier_ones
+        if m not in closest and kinds.other_of_same_kind(candidate.content, m.content)
+    ]
     if not earlier:
         return None
     new = replacement.Statement(
@@ -460,9 +472,23 @@ def _replaced_memory(
         others = [v for k, v in sims.items() if k != mem.id]
         old = replacement.Statement(content=mem.content, category=mem.category, at=mem.occurred_at)
         p = replacement.probability(new, old, sims[mem.id], others)
-        if p >= replacement.threshold() and (best is None or p > best[0]):
+        if (
+            p >= replacement.threshold()
+            and (best is None or p > best[0])
+            and replacement.plausible(new, old, sims[mem.id])
+        ):
             best = (p, mem)
     return best
+
+
+@cache
+def _refers_back() -> re.Pattern:
+    return alternation(words("refers_back"), en_words=True)
+
+
+@cache
+def _additive() -> re.Pattern:
+    return alternation(words("additive"), en_words=True)
 
 
 def _value_swapped(

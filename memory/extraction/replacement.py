@@ -6,8 +6,9 @@ Hand-set thresholds over the cosine similarity and topic words fitted the senten
 tuned on and missed such pairs elsewhere. This module scores a pair with a logistic model over
 general signals of the two statements — how close they are in embedding space and how much
 closer than the other memories, whether they share a topic, a noun, a value, whether each names a
-different thing, whether the new one is worded as a change, whether it comes in a later
-conversation — trained on pairs labelled by the scenario sets' own expectations
+different thing, whether each names a different thing of one kind (another car, another editor:
+memory/extraction/kinds.py), whether the new one is worded as a change, whether it comes in a
+later conversation — trained on pairs labelled by the scenario sets' own expectations
 (`memory/extraction/training/`, corpus and weights in `data/`).
 
 The write decision (memory/decisions.py) asks it for the live memory a statement most likely
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from memory.extraction import topics
+from memory.extraction import kinds, topics
 from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE, HEDGE_RE
 from memory.language.text import CJK
 
@@ -89,6 +90,7 @@ def _signals(new: Statement, old: Statement, similarity: float, others: list[flo
     best_other = max([*others, UNRELATED_SIMILARITY])
     names_differ = topics.names_differ(new.content, old.content)
     changed = bool(CHANGE_RE.search(said))
+    other_kind = kinds.other_of_same_kind(new.content, old.content)
     return {
         "similarity": similarity,
         "margin": similarity - best_other,
@@ -109,6 +111,7 @@ def _signals(new: Statement, old: Statement, similarity: float, others: list[flo
         "same_category": new.category == old.category,
         "cross_language": bool(CJK.search(new.content)) != bool(CJK.search(old.content)),
         "change_on_topic": changed and (bool(shared) or context_shared or names_differ),
+        "other_of_kind": other_kind is not None,
     }
 
 
@@ -131,7 +134,32 @@ FEATURES = (
     "same_category",
     "cross_language",
     "change_on_topic",
+    "other_of_kind",
 )
+
+
+def plausible(new: Statement, old: Statement, similarity: float) -> bool:
+    """Whether the pair is one the model may link at all: about one thing (another thing of one
+    kind, a shared topic concept or noun, or close in wording) and the new statement brings
+    something (a change or firm word, a hedge, another name). Without the first, "switched the
+    phone plan" would replace the only other memory, whatever it is about; without the second,
+    "put me on the aisle" would replace "prefers aisle seats". On the held-out pairs this keeps
+    recall 0.78 at precision 0.87 where the threshold alone gives 0.88 at 0.78."""
+    signals = _signals(new, old, similarity, [])
+    about_one_thing = (
+        signals["other_of_kind"]
+        or signals["any_concept"]
+        or signals["shared_noun"]
+        or similarity >= topics.SWAP_SIMILARITY
+    )
+    brings_something = (
+        signals["change_word"]
+        or signals["firm_word"]
+        or signals["hedged"]
+        or signals["names_differ"]
+        or signals["other_of_kind"]
+    )
+    return bool(about_one_thing and brings_something)
 
 
 def features(new: Statement, old: Statement, similarity: float, others: list[float]) -> list[float]:

@@ -277,8 +277,12 @@ def test_slotless_fallback_needs_similarity_or_a_shared_topic():
     )
     # a change on the same topic (shared "music"/"stream"), another service: it replaces
     assert decide(new, T1, [old], {1: 0.5}).action == "supersede"
-    # far apart in embedding space: unrelated however the words overlap
-    assert decide(new, T1, [old], {1: 0.2}).action == "create"
+    # far apart in embedding space, but another thing of one kind (two music services,
+    # memory/extraction/kinds.py): still the same question answered anew
+    assert decide(new, T1, [old], {1: 0.2}).action == "supersede"
+    # far apart and of different kinds: unrelated however the words overlap
+    bank = mem(id=1, category="fact", content="The user banks with Chase.", confidence=0.75)
+    assert decide(new, T1, [bank], {1: 0.2}).action == "create"
     # a plain remark (no change word, not firm) never replaces anything on topic alone
     plain = cand(category="fact", content="The user streams music on Tidal.", confidence=0.75)
     assert decide(plain, T1, [old], {1: 0.5}).action == "create"
@@ -299,10 +303,14 @@ def test_a_change_naming_another_value_than_a_close_statement_swaps_it():
     )
     d = decide(change, T1, [old], {1: 0.45})
     assert d.action == "supersede" and d.target_id == 1
-    # not close enough, or the old statement names nothing: no swap
-    assert decide(change, T1, [old], {1: 0.2}).action == "create"
+    # not close enough and naming a thing of another kind, or naming nothing: no swap
+    airline = mem(category="fact", content="The user has flown Delta for years")
+    assert decide(change, T1, [airline], {1: 0.2}).action == "create"
+    # the rule itself, within one conversation (across conversations the replacement model
+    # weighs the pair too): an old statement naming nothing is no value to swap
     plain = mem(category="fact", content="The user runs 5k three times a week")
-    assert decide(change, T1, [plain], {1: 0.45}).action == "create"
+    soon = T0 + dt.timedelta(minutes=5)
+    assert decide(change, soon, [plain], {1: 0.45}).action == "create"
     # without a change word a different name is just another fact
     other = cand(category="fact", content="The user also likes Apple Music playlists")
     assert decide(other, T1, [old], {1: 0.45}).action == "create"

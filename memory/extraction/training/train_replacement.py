@@ -3,8 +3,7 @@
 Logistic regression with L2 over standardised features, fitted by Newton's method (numpy only,
 deterministic). Before the final fit it reports a leave-one-set-out cross-validation: each
 scenario set is scored by a model trained on the others, so the figures say how the model does
-on sets it never saw. The threshold is the one maximising F0.5 (precision counts double)
-over those held-out scores.
+on sets it never saw. The threshold is the one maximising F1 over those held-out scores.
 
     .venv/bin/python -m memory.extraction.training.train_replacement \\
         [--pairs memory/extraction/data/replace_pairs.jsonl] \\
@@ -90,9 +89,9 @@ def auc(y: np.ndarray, p: np.ndarray) -> float:
     return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
-# F-beta with beta 0.5: a wrong overwrite loses a true memory, a missed one leaves a stale one
-# beside the new one — precision counts double.
-BETA = 0.5
+# F-beta with beta 1: a wrong overwrite stays in the version chain, where the person or an
+# operator can restore it; a missed one leaves the stale value beside the new one in every recall.
+BETA = 1.0
 
 
 def best_threshold(y: np.ndarray, p: np.ndarray) -> tuple[float, float, float, float]:
@@ -104,9 +103,9 @@ def best_threshold(y: np.ndarray, p: np.ndarray) -> tuple[float, float, float, f
         prec = tp / (tp + fp) if tp + fp else 0.0
         rec = tp / (tp + fn) if tp + fn else 0.0
         b2 = BETA * BETA
-        f_half = (1 + b2) * prec * rec / (b2 * prec + rec) if prec + rec else 0.0
-        if f_half > best[1]:
-            best = (round(float(t), 2), f_half, prec, rec)
+        f_score = (1 + b2) * prec * rec / (b2 * prec + rec) if prec + rec else 0.0
+        if f_score > best[1]:
+            best = (round(float(t), 2), f_score, prec, rec)
     return best
 
 
@@ -126,9 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in sorted(set(groups)):
         test = np.array([g == name for g in groups])
         held_out[test] = predict(fit(x[~test], y[~test]), x[test])
-    t, f_half, prec, rec = best_threshold(y, held_out)
+    t, f_score, prec, rec = best_threshold(y, held_out)
     print(
-        f"leave-one-set-out: AUC {auc(y, held_out):.3f}; at {t}: F0.5 {f_half:.3f}, "
+        f"leave-one-set-out: AUC {auc(y, held_out):.3f}; at {t}: F{BETA:g} {f_score:.3f}, "
         f"precision {prec:.3f}, recall {rec:.3f}"
     )
     model = fit(x, y)
@@ -151,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                 },
                 "cross_validation": {
                     "auc": round(auc(y, held_out), 4),
-                    "f_half": round(f_half, 4),
+                    "f_score": round(f_score, 4),
                     "precision": round(prec, 4),
                     "recall": round(rec, 4),
                 },

@@ -122,3 +122,41 @@ def test_a_move_told_as_an_event_replaces_the_old_home(cast, use_embedder):
     post_session(c, "u1", "s2", [("user", "上个月底搬到厦门了，租在思明区")], 20)
     assert any("厦门" in m for m in memories("u1", "active"))
     assert any("南京" in m for m in memories("u1", "superseded"))
+
+
+@pytest.mark.parametrize(
+    "first,second,old,new",
+    [
+        # no change word, no shared word: each names a thing of one kind (extraction/kinds.py)
+        (
+            [("user", "我开的是一台马自达昂克赛拉，快十年了，最近空调不太凉")],
+            [("user", "上个月提了辆问界M7，智驾上高速挺省心的")],
+            "昂克赛拉",
+            "问界",
+        ),
+        (
+            [("user", "My go-to editor is Sublime Text, I have a ton of snippets in it")],
+            [("user", "Been living in JetBrains Fleet lately, its remote dev is great")],
+            "Sublime",
+            "Fleet",
+        ),
+    ],
+)
+def test_another_thing_of_one_kind_replaces_the_old_one(
+    cast, use_embedder, first, second, old, new
+):
+    c = cast.alice_client
+    post_session(c, "u1", "s1", first, 1)
+    post_session(c, "u1", "s2", second, 20)
+    active = memories("u1", "active")
+    assert any(new in m for m in active), active
+    assert not any(old in m for m in active), active
+    assert any(old in m for m in memories("u1", "superseded"))
+
+
+def test_a_thing_of_the_same_kind_only_looked_at_replaces_nothing(cast, use_embedder):
+    c = cast.alice_client
+    post_session(c, "u1", "s1", [("user", "我现在用的是小米14，拍照还行")], 1)
+    post_session(c, "u1", "s2", [("user", "刷到 vivo X100 的评测挺心动，估计还是不会换")], 20)
+    assert any("小米14" in m for m in memories("u1", "active"))
+    assert memories("u1", "superseded") == []

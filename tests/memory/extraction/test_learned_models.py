@@ -30,8 +30,9 @@ def test_training_the_replacement_model_on_its_corpus_reproduces_the_shipped_wei
     assert trained["features"] == shipped["features"] == list(replacement.FEATURES)
     assert np.allclose(trained["weights"], shipped["weights"], atol=1e-5)
     assert trained["threshold"] == shipped["threshold"]
-    # held-out sets, not the training sets, measured the precision the threshold was chosen for
-    assert shipped["cross_validation"]["precision"] >= 0.85
+    # held-out sets, not the training sets, measured how well it ranks and what it finds
+    assert shipped["cross_validation"]["auc"] >= 0.85
+    assert shipped["cross_validation"]["recall"] >= 0.8
 
 
 def _decide(new_text: str, old_text: str, *, later: bool, confidence: float = 0.75, others=()):

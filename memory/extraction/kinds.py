@@ -1,0 +1,240 @@
+"""What kind of thing a name is — a car, a phone, a city, a music service — by its neighbours.
+
+People change a fact without a change word and without repeating its topic: "我那台卡罗拉快两万
+公里了" and, weeks later, "比亚迪海豹冬天续航掉得太狠"; "my manager Priya likes bullet points" and
+"after the reorg I report to Marcus"; "写代码用 VS Code" and "全面切到 Neovim 了". The two
+sentences share no word and sit far apart in embedding space, but each names one thing of the
+same kind, and a person drives one car, uses one editor, reports to one manager at a time.
+
+A name's kind is read off the multilingual sentence encoder's world knowledge: the kind whose
+well-known examples (`data/kinds.json`) it sits closest to (mean of the three nearest), when
+that is close enough. No name list is matched: an unseen model ("理想L7", "Kia EV6") lands among
+the cars because the encoder has read about it. The kinds feed the replacement model
+(memory/extraction/replacement.py) as one signal among its others; they decide nothing alone.
+
+The encoder is the local multilingual USE whatever embedder stores the vectors: the examples
+were placed in its space.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import cache, lru_cache
+
+import numpy as np
+
+from memory.extraction.words import load, words
+from memory.language.text import CJK
+from memory.language.tokens import pos_cut
+
+# mean similarity of a name to its kind's three nearest examples: below this it is no member
+# of any kind (calibrated in tests/memory/extraction/test_kinds.py on names outside the file)
+MEMBER = 0.42
+# ahead of the next kind by this much, or the name is ambiguous ("Apple": company or phone)
+LEAD = 0.06
+# a common noun ("绿茶", "tea", "团队") is a value only of a kind whose members are common nouns
+# (`common` in the file: drinks, sports, pets) and only when it sits right among them
+COMMON_MEMBER = 0.6
+NEAREST = 3
+# a candidate this close to a kind's own label word is the kind, not a value ("手机", "laptop")
+LABEL = 0.8
+
+_LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+&'.-]*|\d+[A-Za-z0-9+.-]*")
+_NAME_SHAPED = re.compile(r"[A-Z0-9]")
+_PROPER_FLAGS = ("nr", "ns", "nt", "nz", "eng")
+_NOUN_FLAGS = ("n", "vn")
+_lock = threading.Lock()
+
+
+@cache
+def _space() -> tuple[np.ndarray, np.ndarray, tuple[str, ...], np.ndarray, frozenset[str]]:
+    """(example vectors, their kind index, kind names, label vectors, label words)."""
+    from memory.embeddings import get_embedder
+
+    spec = load("kinds")["kinds"]
+    names = tuple(spec)
+    texts, owner, labels = [], [], []
+    for i, name in enumerate(names):
+        for text in spec[name]["label"] + spec[name]["examples"]:
+            texts.append(text)
+            owner.append(i)
+        labels.extend(spec[name]["label"])
+    embedder = get_embedder("use")
+    vectors = embedder.embed(texts)
+    return (
+        vectors,
+        np.array(owner),
+        names,
+        embedder.embed(labels),
+        frozenset(w.lower() for w in labels),
+    )
+
+
+@cache
+def _not_values() -> frozenset[str]:
+    return frozenset(
+        w.lower()
+        for key in ("generic_nouns_zh", "generic_nouns_en", "en_stopwords", "en_topic_stop")
+        for w in words(key)
+    ) | {"user", "the user", "用户", "助手"}
+
+
+def candidates(text: str) -> list[tuple[str, bool]]:
+    return [(name, proper) for name, proper, _ in _candidates(text)]
+
+
+def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
+    """What in a statement could name a thing, and whether it is written as a name: runs of
+    name-shaped Latin words ("Apple Music", "iPhone 16 Pro", "Kia EV6"), runs of Chinese nouns
+    with a proper noun among them ("卡罗拉双擎", "比亚迪海豹", "华为Mate 60") and their parts,
+    Latin words inside Chinese text ("spotify"); common nouns ("绿茶", "tea") as common."""
+    found: dict[str, tuple[bool, str | None]] = {}
+    zh = bool(CJK.search(text))
+    tokens = list(pos_cut(text)) if zh else _latin_tokens(text)
+    run: list[tuple[str, bool]] = []
+
+    def add(name: str, proper: bool, whole: str | None = None) -> None:
+        name = name.strip()
+        if len(name) >= 2 and not name.isdigit() and name.lower() not in _not_values():
+            was_proper, was_whole = found.get(name, (False, whole))
+            found[name] = (was_proper or proper, was_whole if name in found else whole)
+
+    def close() -> None:
+        while run and not run[-1][0].strip():
+            run.pop()
+        parts = [(w, p) for w, p in run if w.strip()]
+        if parts:
+            whole = "".join(w for w, _ in run).strip()
+            add(whole, any(p for _, p in parts))
+            if len(parts) > 1:
+                for w, p in parts:
+                    add(w, p, whole)
+        run.clear()
+
+    for word, flag in tokens:
+        latin = bool(_LATIN.fullmatch(word))
+        if not word.strip():
+            if run:
+                run.append((" ", False))
+        elif latin and word.lower() in _not_values():
+            close()
+        elif latin:
+            # a lowercase English word in English text is most likely a common word
+            proper = bool(_NAME_SHAPED.search(word)) or zh
+            if proper or not run:
+                run.append((word, proper))
+            else:
+                close()
+                run.append((word, proper))
+            if not proper:
+                close()
+        elif flag.startswith(_PROPER_FLAGS) and (len(word) >= 2 or run):
+            run.append((word, True))
+        elif flag.startswith(_NOUN_FLAGS) and (len(word) >= 2 or run):
+            # one noun character continues a name jieba split ("阿里" + "云")
+            run.append((word, False))
+        else:
+            close()
+    close()
+    return [(name, proper, whole) for name, (proper, whole) in found.items()]
+
+
+def _latin_tokens(text: str) -> list[tuple[str, str]]:
+    """English text as (word, flag) pairs: spaces kept, so adjacent names join into one."""
+    out: list[tuple[str, str]] = []
+    for piece in re.split(r"(\s+|[,;:!?()\"/]|\.(?=\s|$))", text):
+        if not piece:
+            continue
+        if piece.isspace():
+            out.append((" ", "x"))
+        elif _LATIN.fullmatch(piece):
+            out.append((piece.strip("'"), "eng"))
+        else:
+            out.append((piece, "w"))
+    return out
+
+
+def kind_of(name: str, *, proper: bool = True) -> str | None:
+    """The kind a name is a member of, or None (no kind, or ambiguous between two: "Apple")."""
+    _type((name,))
+    kind, score, lead = _typed[name]
+    if kind is None or lead < LEAD:
+        return None
+    if proper:
+        return kind if score >= MEMBER else None
+    return kind if score >= COMMON_MEMBER and _common(kind) else None
+
+
+@cache
+def _common(kind: str) -> bool:
+    return bool(load("kinds")["kinds"][kind].get("common"))
+
+
+# name → (nearest kind, its score, its lead over the next), filled a statement at a time (one
+# encoder call for its new names)
+_typed: dict[str, tuple[str | None, float, float]] = {}
+_MAX_TYPED = 50_000
+
+
+def _type(names: tuple[str, ...]) -> None:
+    todo = tuple(dict.fromkeys(n for n in names if n not in _typed))
+    if not todo:
+        return
+    if len(_typed) > _MAX_TYPED:
+        _typed.clear()
+    _typed.update(zip(todo, _nearest_kinds(todo), strict=True))
+
+
+def _nearest_kinds(names: tuple[str, ...]) -> list[tuple[str | None, float, float]]:
+    from memory.embeddings import get_embedder
+
+    vectors, owner, kinds, label_vectors, label_words = _space()
+    with _lock:
+        embedded = get_embedder("use").embed(list(names))
+    out: list[tuple[str | None, float, float]] = []
+    for name, v in zip(names, embedded, strict=True):
+        if name.lower() in label_words or float((label_vectors @ v).max()) >= LABEL:
+            out.append((None, 0.0, 0.0))
+            continue
+        sims = vectors @ v
+        scores = np.array([np.sort(sims[owner == i])[-NEAREST:].mean() for i in range(len(kinds))])
+        order = np.argsort(scores)[::-1]
+        best, second = float(scores[order[0]]), float(scores[order[1]])
+        out.append((kinds[order[0]], best, best - second))
+    return out
+
+
+def named_kinds(text: str) -> dict[str, frozenset[str]]:
+    """kind → the names of that kind a statement mentions (lowercased)."""
+    return dict(_named_kinds(text))
+
+
+@lru_cache(maxsize=8192)
+def _named_kinds(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    found = _candidates(text)
+    _type(tuple(name for name, _, _ in found))
+    of_run = {name: kind_of(name, proper=proper) for name, proper, whole in found if not whole}
+    by_kind: dict[str, set[str]] = {}
+    for name, proper, whole in found:
+        kind = kind_of(name, proper=proper)
+        # a part of a typed name counts only as more of that kind: "Pro" of "iPhone 16 Pro" is
+        # no computer
+        if kind is not None and (whole is None or of_run.get(whole) in (None, kind)):
+            by_kind.setdefault(kind, set()).add(name.lower())
+    return tuple((k, frozenset(v)) for k, v in sorted(by_kind.items()))
+
+
+def _same(a: str, b: str) -> bool:
+    a, b = a.replace(" ", ""), b.replace(" ", "")
+    return a in b or b in a
+
+
+def other_of_same_kind(new: str, old: str) -> str | None:
+    """A kind of which each statement names something and no name is shared: the new one
+    names another car, another editor, another manager. None otherwise."""
+    a, b = named_kinds(new), named_kinds(old)
+    for kind in sorted(set(a) & set(b)):
+        if not any(_same(x, y) for x in a[kind] for y in b[kind]):
+            return kind
+    return None

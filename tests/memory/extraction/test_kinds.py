@@ -1,0 +1,74 @@
+"""A name's kind comes from the encoder's neighbourhood, not from a list: names that are not in
+data/kinds.json land among their kind's examples, common words land nowhere."""
+
+import pytest
+
+from memory.extraction import kinds
+from memory.extraction.words import load
+
+# none of these is in data/kinds.json: the kind must come from the encoder
+UNLISTED = {
+    "car": ["Mazda CX-30", "吉利星越", "Chevy Bolt", "凯迪拉克", "Nissan Leaf"],
+    "phone": ["Galaxy S23", "红米 K70", "Nothing Phone", "iPhone 13 mini"],
+    "city": ["厦门", "青岛", "Phoenix", "Melbourne", "Osaka"],
+    "editor": ["Sublime Text", "Eclipse"],
+    "cloud": ["IBM Cloud", "百度智能云"],
+    "bank": ["平安银行", "Barclays"],
+    "airline": ["川航", "Air Canada"],
+    "music_service": ["Apple Music", "网易云音乐"],
+}
+COMMON_WORDS = ["likes", "reports", "bullet", "团队", "照片", "批量", "meeting", "weekend"]
+
+
+def test_the_file_does_not_list_the_names_the_test_types():
+    listed = {n.lower() for spec in load("kinds")["kinds"].values() for n in spec["examples"]}
+    assert not listed & {n.lower() for names in UNLISTED.values() for n in names}
+
+
+def test_unlisted_names_land_among_their_kind():
+    names = [(kind, name) for kind, group in UNLISTED.items() for name in group]
+    right = [name for kind, name in names if kinds.kind_of(name) == kind]
+    # the encoder's world knowledge, not a lookup: most, not all
+    assert len(right) >= 0.75 * len(names), sorted(set(n for _, n in names) - set(right))
+
+
+@pytest.mark.parametrize("word", COMMON_WORDS)
+def test_a_common_word_is_no_value_of_a_kind(word):
+    assert kinds.kind_of(word, proper=False) is None
+
+
+@pytest.mark.parametrize("word", ["手机", "laptop", "car", "城市"])
+def test_the_word_for_a_kind_is_not_a_value_of_it(word):
+    assert kinds.kind_of(word) is None
+
+
+def test_a_run_of_chinese_nouns_is_one_name_and_its_parts():
+    names = dict(kinds.candidates("用户的服务都跑在阿里云上，新买的吉利星越也到了"))
+    assert names.get("阿里云") and names.get("吉利星")
+
+
+@pytest.mark.parametrize(
+    "new,old,kind",
+    [
+        ("The user just got a Chevy Bolt.", "The user drives a 2014 Mazda 3.", "car"),
+        ("用户现在住在厦门", "用户在青岛住了三年", "city"),
+        ("用户换了一台红米 K70", "The user's phone is a Galaxy S23.", "phone"),
+    ],
+)
+def test_another_thing_of_one_kind(new, old, kind):
+    assert kinds.other_of_same_kind(new, old) == kind
+
+
+@pytest.mark.parametrize(
+    "new,old",
+    [
+        # the same thing named again
+        ("The user's Mazda 3 needs new tyres.", "The user drives a 2014 Mazda 3."),
+        # things of different kinds
+        ("用户下个月去厦门出差", "用户换了一台红米 K70"),
+        # no named thing at all
+        ("The user likes short answers.", "The user reports to the CTO."),
+    ],
+)
+def test_no_other_thing_of_one_kind(new, old):
+    assert kinds.other_of_same_kind(new, old) is None
