@@ -42,13 +42,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from functools import cache
 
 from memory.extraction import kinds, replacement, topics
 from memory.extraction.base import Candidate
 from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
 from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE, HEDGE_RE
-from memory.extraction.words import alternation, words
+from memory.extraction.words import word_class
 from memory.language.dates import WEEKDAY_VALUE
 
 DEDUPE_SIMILARITY = 0.85
@@ -429,7 +428,11 @@ def _replaced_memory(
     probability reaches the model's threshold. The other live memories of `existing` are what
     "closest" is measured against."""
     said = f"{candidate.content}\n{candidate.source_quote}"
-    if candidate.kind == "episodic" or _refers_back().search(said) or _additive().search(said):
+    if (
+        candidate.kind == "episodic"
+        or word_class("refers_back").search(said)
+        or word_class("additive").search(said)
+    ):
         # "上次说的那个周会流程…", "the trip I mentioned": it goes on about the earlier
         # statement; "also likes Apple Music", "另外还有一台": it adds to it. Neither answers
         # its question anew
@@ -471,24 +474,10 @@ def _replaced_memory(
     for mem in earlier:
         others = [v for k, v in sims.items() if k != mem.id]
         old = replacement.Statement(content=mem.content, category=mem.category, at=mem.occurred_at)
-        p = replacement.probability(new, old, sims[mem.id], others)
-        if (
-            p >= replacement.threshold()
-            and (best is None or p > best[0])
-            and replacement.plausible(new, old, sims[mem.id])
-        ):
+        p = replacement.linked(new, old, sims[mem.id], others)
+        if p is not None and p >= replacement.threshold() and (best is None or p > best[0]):
             best = (p, mem)
     return best
-
-
-@cache
-def _refers_back() -> re.Pattern:
-    return alternation(words("refers_back"), en_words=True)
-
-
-@cache
-def _additive() -> re.Pattern:
-    return alternation(words("additive"), en_words=True)
 
 
 def _value_swapped(

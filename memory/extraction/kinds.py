@@ -19,7 +19,6 @@ were placed in its space.
 from __future__ import annotations
 
 import re
-import threading
 from functools import cache, lru_cache
 
 import numpy as np
@@ -44,7 +43,6 @@ _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+&'.-]*|\d+[A-Za-z0-9+.-]*")
 _NAME_SHAPED = re.compile(r"[A-Z0-9]")
 _PROPER_FLAGS = ("nr", "ns", "nt", "nz", "eng")
 _NOUN_FLAGS = ("n", "vn")
-_lock = threading.Lock()
 
 
 @cache
@@ -97,8 +95,10 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
     def add(name: str, proper: bool, whole: str | None = None) -> None:
         name = name.strip()
         if len(name) >= 2 and not name.isdigit() and name.lower() not in _not_values():
-            was_proper, was_whole = found.get(name, (False, whole))
-            found[name] = (was_proper or proper, was_whole if name in found else whole)
+            if name in found:  # seen before: a name once, a part of the first run it was in
+                found[name] = (found[name][0] or proper, found[name][1])
+            else:
+                found[name] = (proper, whole)
 
     def close() -> None:
         while run and not run[-1][0].strip():
@@ -122,11 +122,9 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
         elif latin:
             # a lowercase English word in English text is most likely a common word
             proper = bool(_NAME_SHAPED.search(word)) or zh
-            if proper or not run:
-                run.append((word, proper))
-            else:
+            if not proper:
                 close()
-                run.append((word, proper))
+            run.append((word, proper))
             if not proper:
                 close()
         elif flag.startswith(_PROPER_FLAGS) and (len(word) >= 2 or run):
@@ -190,8 +188,7 @@ def _nearest_kinds(names: tuple[str, ...]) -> list[tuple[str | None, float, floa
     from memory.embeddings import get_embedder
 
     vectors, owner, kinds, label_vectors, label_words = _space()
-    with _lock:
-        embedded = get_embedder("use").embed(list(names))
+    embedded = get_embedder("use").embed(list(names))
     out: list[tuple[str | None, float, float]] = []
     for name, v in zip(names, embedded, strict=True):
         if name.lower() in label_words or float((label_vectors @ v).max()) >= LABEL:

@@ -138,19 +138,18 @@ FEATURES = (
 )
 
 
-def plausible(new: Statement, old: Statement, similarity: float) -> bool:
+def _plausible(signals: dict) -> bool:
     """Whether the pair is one the model may link at all: about one thing (another thing of one
     kind, a shared topic concept or noun, or close in wording) and the new statement brings
     something (a change or firm word, a hedge, another name). Without the first, "switched the
     phone plan" would replace the only other memory, whatever it is about; without the second,
     "put me on the aisle" would replace "prefers aisle seats". On the held-out pairs this keeps
     recall 0.78 at precision 0.87 where the threshold alone gives 0.88 at 0.78."""
-    signals = _signals(new, old, similarity, [])
     about_one_thing = (
         signals["other_of_kind"]
         or signals["any_concept"]
         or signals["shared_noun"]
-        or similarity >= topics.SWAP_SIMILARITY
+        or signals["similarity"] >= topics.SWAP_SIMILARITY
     )
     brings_something = (
         signals["change_word"]
@@ -165,7 +164,10 @@ def plausible(new: Statement, old: Statement, similarity: float) -> bool:
 def features(new: Statement, old: Statement, similarity: float, others: list[float]) -> list[float]:
     """The model's inputs for one pair, in FEATURES order; `others` are the similarities of the
     subject's other live memories to the new statement."""
-    signals = _signals(new, old, similarity, others)
+    return _inputs(_signals(new, old, similarity, others))
+
+
+def _inputs(signals: dict) -> list[float]:
     return [float(signals[name]) for name in FEATURES]
 
 
@@ -181,9 +183,16 @@ def threshold() -> float:
     return _model()[4]
 
 
-def probability(new: Statement, old: Statement, similarity: float, others: list[float]) -> float:
-    """P(the new statement replaces the old one)."""
+def linked(new: Statement, old: Statement, similarity: float, others: list[float]) -> float | None:
+    """P(the new statement replaces the old one), or None when the pair is not one the model may
+    link at all (`_plausible`); one reading of the pair serves both."""
+    signals = _signals(new, old, similarity, others)
+    if not _plausible(signals):
+        return None
+    return _probability(_inputs(signals))
+
+
+def _probability(x: list[float]) -> float:
     weights, bias, mean, scale, _ = _model()
-    x = features(new, old, similarity, others)
     z = bias + sum(w * (v - m) / s for w, v, m, s in zip(weights, x, mean, scale, strict=True))
     return 1.0 / (1.0 + math.exp(-z))

@@ -40,7 +40,7 @@ from memory.extraction.rules.markers import (
     main_clause,
     short_remark,
 )
-from memory.extraction.words import alternation, words
+from memory.extraction.words import word_class, words
 from memory.language.dates import DAY_RE, TIME_OF_DAY_RE
 from memory.language.text import CJK, looks_like_question, split_clauses
 from memory.language.tokens import pos_cut
@@ -91,11 +91,6 @@ _NOW = re.compile(
 # One occasion, not the habit: a change on it ("这次改到周五") changes nothing lasting.
 _ONE_TIME = re.compile(r"这次|这一次|这回|本次|\bthis time\b|\bjust this once\b", re.I)
 _EN_SENTENCE_START = {"I", "I'm", "I've", "I'd", "I'll", "The", "A", "An", "My", "Our", "We"}
-
-
-@cache
-def _rx(key: str) -> re.Pattern:
-    return alternation(words(key), en_words=True)
 
 
 @cache
@@ -299,7 +294,7 @@ def momentary(text: str) -> bool:
 
     if STANDING_RE.search(text) or _HABIT.search(text) or PLAN_RE.search(text):
         return False
-    if _rx("transient_states").search(text):
+    if word_class("transient_states").search(text):
         return True  # "现在好饿" is hunger, not a change of anything
     if _ONE_TIME.search(text):
         return True  # "本次会议改到下午三点": a change of this one occasion, not of a habit
@@ -308,8 +303,8 @@ def momentary(text: str) -> bool:
 
 def _without_acks(text: str) -> str:
     """What is left of a clause once acknowledgements, refusals and particles are removed."""
-    text = _rx("acknowledgements").sub(" ", text)
-    text = _rx("refusals").sub(" ", text)
+    text = word_class("acknowledgements").sub(" ", text)
+    text = word_class("refusals").sub(" ", text)
     return re.sub(r"[\s啊呀吧的了哈啦嘛呢哦!！。.,，、~～?？]+", "", text)
 
 
@@ -330,14 +325,16 @@ def says_i(text: str) -> bool:
 
 def defers(text: str) -> bool:
     """Puts a decision off ("再说吧", "也就想想", "not sure yet")."""
-    return bool(_rx("deferrals").search(text))
+    return bool(word_class("deferrals").search(text))
 
 
 def hypothetical(text: str) -> bool:
     """Counterfactual, imagined or joking ("如果我中了彩票", "if I were", "I'd quit and move to
     Bali", "开个玩笑…"): nothing in it is a fact about the speaker."""
     return bool(
-        _rx("hypothetical").search(text) or _WOULD.search(text) or _rx("joking").search(text)
+        word_class("hypothetical").search(text)
+        or _WOULD.search(text)
+        or word_class("joking").search(text)
     )
 
 
@@ -348,13 +345,13 @@ def noise_reason(clause: str, *, question: bool) -> str:
         return "emoji or laughter only"
     if ACK_RE.match(core) or not _without_acks(core):
         return "acknowledgement"  # "got it 谢了", "lol 不用不用", "ok thanks!!"
-    if not _without_acks(_rx("stance_only").sub("", core)):
+    if not _without_acks(word_class("stance_only").sub("", core)):
         return "exclamation"  # "哈哈哈受不了", "ugh love it"
-    if _rx("joking").search(core):
+    if word_class("joking").search(core):
         return "joke"
     if hypothetical(core):
         return "hypothetical"
-    if _rx("mistaken_belief").search(core):
+    if word_class("mistaken_belief").search(core):
         return "a belief about the world"  # "一直以为是悉尼", "I thought it was Everest"
     if question:
         return "question"
@@ -415,7 +412,7 @@ def elliptical(clause: str) -> bool:
     core = strip_noise_tokens(clause)
     if CJK.search(core):
         size = len(CJK.findall(core))
-        if size <= 12 and _rx("deictic_zh").search(core) and not _own_name(core):
+        if size <= 12 and word_class("deictic_zh").search(core) and not _own_name(core):
             return True  # "就要那款白色的吧"; "公司楼下那家乐刻，办的年卡…" says what it means
         return size <= 8 and not has_content_noun(core)
     short = len(core.split()) <= 8
@@ -474,7 +471,7 @@ def deictic(clause: str) -> bool:
     """Points at something instead of naming it ("那款白色的", "the black one", "that one")."""
     core = strip_noise_tokens(clause)
     if CJK.search(core):
-        return bool(_rx("deictic_zh").search(core))
+        return bool(word_class("deictic_zh").search(core))
     return bool(_EN_DEICTIC.search(core))
 
 

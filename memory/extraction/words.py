@@ -35,3 +35,9 @@ def alternation(items, *, en_words: bool = False) -> re.Pattern:
             esc = rf"(?<![A-Za-z]){esc}(?![A-Za-z])"
         parts.append(esc)
     return re.compile("|".join(parts), re.IGNORECASE)
+
+
+@cache
+def word_class(key: str) -> re.Pattern:
+    """The word class `key` of data/language.json as one regex (cached)."""
+    return alternation(words(key), en_words=True)
