@@ -230,7 +230,10 @@ def _same(a: str, b: str) -> bool:
 def other_of_same_kind(new: str, old: str) -> str | None:
     """A kind of which each statement names something and no name is shared: the new one
     names another car, another editor, another manager. None otherwise."""
-    a, b = named_kinds(new), named_kinds(old)
+    a = named_kinds(new)
+    if not a:
+        return None  # the older statement's names need no typing
+    b = named_kinds(old)
     for kind in sorted(set(a) & set(b)):
         if not any(_same(x, y) for x in a[kind] for y in b[kind]):
             return kind
