@@ -1,13 +1,16 @@
 """Pure core of the write decision service: what to do with one extracted candidate.
 
 The DB layer loads the subject's existing semantic/procedural memories whose status is
-active / observed / needs_review, computes cosine similarities between the candidate and them,
-and calls `decide`. Nothing here touches the database.
+active / observed / needs_review (and the nearest active episodes), computes cosine similarities
+between the candidate and them, and calls `decide`. Nothing here touches the database.
 
 Algorithm of `decide(candidate, occurred_at, existing, similarity)`:
 
-1. Episodic candidates are never merged or superseded: confidence < LOW_CONFIDENCE ->
-   "observe_low_confidence", else "create".
+1. Episodic candidates are never merged: confidence < LOW_CONFIDENCE ->
+   "observe_low_confidence"; an event that leaves the person in a new state (bought, moved,
+   joined, quit: `changes_a_state`) supersedes the memory the replacement model finds it
+   answers anew; else "create". Episodic memories are weighed only by that model, and only
+   those that say how things stand (`holds_a_state`).
 2. Relate the candidate to every existing memory:
    a. Slot relation (when both have a slot and the slots are compatible — equal, or one is the
       unqualified form of the other, "meeting" ~ "meeting:产品部"): compare `values`:
@@ -377,6 +380,28 @@ def _hinted(
     return Decision(SUPERSEDE, target.id, f"the extractor says this updates #{target.id}")
 
 
+def changes_a_state(text: str) -> bool:
+    """An event after which something about the person is different: bought, sold, moved,
+    joined, quit, adopted, diagnosed ("旧车卖了，提了辆海豹", "transferred to the Berlin office").
+    A trip, a meal, a visit or a test drive changes nothing a later statement would answer."""
+    return bool(word_class("state_changes").search(text))
+
+
+def holds_a_state(mem: ExistingMemory) -> bool:
+    """A memory a later statement may answer anew: any but an episode, and an episode that
+    changed a state or says how things stand now ("确诊三年了，现在每天吃二甲双胍500mg")."""
+    if mem.kind != "episodic":
+        return True
+    return changes_a_state(mem.content) or bool(word_class("current_state").search(mem.content))
+
+
+def _intention_only(candidate: Candidate, mem: ExistingMemory) -> bool:
+    """An intention ("周末想去重庆玩两天", "planning to go to Lisbon") changes no present fact,
+    only an earlier plan: the model's link alone neither replaces `mem` nor, unless hedged (a
+    change being weighed: "might get a Tesla"), contradicts it."""
+    return candidate.category == "plan" and mem.category != "plan"
+
+
 def is_change(candidate: Candidate) -> bool:
     """A statement that something is different now: an explicit change word, or a firm
     statement (an update written through the API at >= FIRM_CONFIDENCE)."""
@@ -429,7 +454,7 @@ def _replaced_memory(
     "closest" is measured against."""
     said = f"{candidate.content}\n{candidate.source_quote}"
     if (
-        candidate.kind == "episodic"
+        (candidate.kind == "episodic" and not changes_a_state(said))
         or word_class("refers_back").search(said)
         or word_class("additive").search(said)
     ):
@@ -440,7 +465,7 @@ def _replaced_memory(
     sims = {
         m.id: float(similarity.get(m.id, 0.0))
         for m in existing
-        if m.kind != "episodic" and m.status == ACTIVE
+        if m.status == ACTIVE and holds_a_state(m)
     }
     # the few closest earlier memories: the model's margin favours the closest, and scoring a
     # pair costs a segmentation of both texts (≈ 3 ms uncached); and any that names another
@@ -533,7 +558,17 @@ def decide(
     if candidate.kind == "episodic":
         if low:
             return Decision("observe_low_confidence", None, "episodic, low confidence")
-        return Decision("create", None, "episodic memories are never merged or superseded")
+        replaced = (
+            None if hedged else _replaced_memory(candidate, occurred_at, existing, similarity)
+        )
+        if replaced is not None:
+            p, mem = replaced
+            return Decision(
+                SUPERSEDE,
+                mem.id,
+                f"an event changes what #{mem.id} said (replacement model {p:.2f})",
+            )
+        return Decision("create", None, "an episode: never merged")
 
     hinted = _hinted(candidate, existing, occurred_at, low)
     if hinted is not None:
@@ -559,7 +594,7 @@ def decide(
             conflicts.append(topical)
     if not same_active and not conflicts:
         replaced = _replaced_memory(candidate, occurred_at, existing, similarity)
-        if replaced is not None:
+        if replaced is not None and (hedged or not _intention_only(candidate, replaced[1])):
             conflicts.append(replaced)
             # the model links a later statement to the one it answers anew: unless hedged,
             # saying it again differently is the change (a hedge stays an observation)
@@ -600,7 +635,7 @@ def decide(
             # the question anew: a change, not a remark beside the old value
             top = conflicts[0][1]
             replaced = _replaced_memory(candidate, occurred_at, existing, similarity, targets=[top])
-            replaces_firmly = replaced is not None
+            replaces_firmly = replaced is not None and not _intention_only(candidate, top)
         beaten = [
             m
             for _, m in conflicts

@@ -217,6 +217,8 @@ class ScoredMemory:
     score: float
     selected: bool = False
     cut: str = ""  # "", "top_k", "budget", "min_score"
+    # the memory holds a word of the query that says something (`textsearch.telling_terms`)
+    shares_word: bool = False
 
 
 @dataclass
@@ -290,9 +292,7 @@ def _weights_for(route: str, override: dict[str, float] | None) -> dict[str, flo
 
 
 def _live(subject: Subject, as_of: dt.datetime | None) -> Any:
-    queryset = Memory.objects.filter(subject=subject).defer(
-        "embedding", "search_text", "search_vector"
-    )
+    queryset = Memory.objects.filter(subject=subject).defer("embedding", "search_vector")
     if as_of is None:
         return queryset.filter(status__in=RECALLABLE_STATUSES)
     # As of a past moment: what was valid then (superseded later still counts then).
@@ -417,6 +417,8 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
         ):
             rows.setdefault(memory.pk, memory)
             keyword[memory.pk] = float(memory.rank)
+    telling = set(textsearch.telling_terms(terms))
+    shares_word = {pk for pk in keyword if telling & set((rows[pk].search_text or "").split())}
     top_rank = max(keyword.values(), default=0.0)
     if top_rank > 0:
         keyword = {pk: rank / top_rank for pk, rank in keyword.items()}
@@ -476,7 +478,14 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
                 score += PLAN_WINDOW_BOOST
         if memory.kind == Memory.Kind.EPISODIC:
             score += _episodic_adjustment(memory, episodic_query, when_query, date_window)
-        scored.append(ScoredMemory(memory=memory, signals=signals, score=round(score, 4)))
+        scored.append(
+            ScoredMemory(
+                memory=memory,
+                signals=signals,
+                score=round(score, 4),
+                shares_word=pk in shares_word,
+            )
+        )
     scored.sort(key=lambda item: (-item.score, -item.memory.pk))
     selected, context, tokens = _select_within_budget(scored, params, language, plan_query)
     timings["score"] = _ms(mark)
@@ -534,11 +543,12 @@ def _relevant(
 ) -> bool:
     """Noise gate: `top_k` is a maximum, not a quota. A memory enters the context only on
     evidence that it bears on the query — semantic similarity above a calibrated floor, a
-    keyword or entity match (task topics included: "订酒店" ~ a hotel preference), a topic
-    concept shared with the query (memory/extraction/topics.py), a plan when the query asks what
-    is coming up, or a standing instruction that applies to every turn (reply language /
-    format). Recency and importance alone never bring a memory in: "帮我订个酒店" does not get
-    a green-tea preference."""
+    telling word of the query in its text (`textsearch.telling_terms`: not "用" or "帮"), an
+    entity match (task topics included: "订酒店" ~ a hotel preference), a topic concept shared
+    with the query (memory/extraction/topics.py), a plan when the query asks what is coming up,
+    or a standing instruction that applies to every turn (reply language / format). Recency and
+    importance alone never bring a memory in: "帮我订个酒店" does not get a green-tea
+    preference."""
     memory, signals = item.memory, item.signals
     if item.score < MIN_SCORE:
         return False
@@ -548,7 +558,7 @@ def _relevant(
     if plan_query and memory.category == "plan":
         return True
     floor = STANDING_FLOOR if standing else SEMANTIC_FLOOR
-    if signals["semantic"] >= floor or signals["keyword"] > 0 or signals["entity"] > 0:
+    if signals["semantic"] >= floor or item.shares_word or signals["entity"] > 0:
         return True
     return bool(
         query_topics

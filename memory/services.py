@@ -48,6 +48,9 @@ LIVE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.OBSERVED, Memory.Status.NEE
 CONTEXT_TURNS = 6
 # Nearest memories (by embedding) compared with a new candidate, besides its slot mates.
 DECISION_NEIGHBOURS = 20
+# nearest episodes weighed too: one that changed a state ("旧车卖了，提了辆海豹") is what a later
+# statement may answer anew (decisions.holds_a_state)
+DECISION_EPISODES = 5
 MAX_EXTRACTION_ATTEMPTS = 3
 
 MSG_PAUSED = "Memory is paused for this subject; nothing was stored."
@@ -486,15 +489,15 @@ def _existing_for_decision(
     subject: Subject, candidate: Candidate, embedding: Any
 ) -> tuple[list[decisions.ExistingMemory], dict[int, float]]:
     """The subject's live memories that could duplicate or contradict the candidate: the
-    nearest neighbours by embedding plus its slot mates and the memory an extractor named
+    nearest neighbours by embedding plus its slot mates and the memory an extractor named, and
+    the nearest episodes (only those that hold a state count: `decisions.holds_a_state`)
     (similarity computed in SQL so the vectors never travel to Python). Plain values, not model
     instances: the decision needs a few fields of twenty rows; the one it acts on is loaded
     afterwards."""
-    base = Memory.objects.filter(subject=subject, status__in=LIVE_STATUSES).exclude(
-        kind=Memory.Kind.EPISODIC
-    )
+    live = Memory.objects.filter(subject=subject, status__in=LIVE_STATUSES)
     if embedding is not None:
-        base = base.annotate(distance=CosineDistance("embedding", embedding))
+        live = live.annotate(distance=CosineDistance("embedding", embedding))
+    base = live.exclude(kind=Memory.Kind.EPISODIC)
     fields = (*_DECISION_FIELDS, "distance") if embedding is not None else _DECISION_FIELDS
     rows: dict[int, dict[str, Any]] = {}
     everything = False
@@ -509,6 +512,10 @@ def _existing_for_decision(
         wanted.append(Q(pk=candidate.target_id))
     if wanted and not everything:
         for row in base.filter(reduce(or_, wanted)).exclude(pk__in=list(rows)).values(*fields):
+            rows[row["id"]] = row
+    if embedding is not None:
+        episodes = live.filter(kind=Memory.Kind.EPISODIC, status=Memory.Status.ACTIVE)
+        for row in episodes.order_by("distance").values(*fields)[:DECISION_EPISODES]:
             rows[row["id"]] = row
     similarity = {
         pk: 1.0 - float(row["distance"])

@@ -71,6 +71,7 @@ _ZH_STOPCHARS = frozenset(
 )
 
 _CJK = r"\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_CHAR_RE = re.compile(f"[{_CJK}]")
 _NUM_SUFFIX = {"万": 10_000, "w": 10_000, "千": 1000, "k": 1000, "百": 100, "亿": 100_000_000}
 
 # Chunks: a CJK run | a number (with optional unit) | a latin/other word (with inner ' or -).
@@ -210,6 +211,20 @@ def build_tsquery(terms: Iterable[str]) -> str:
     return " | ".join(quoted)
 
 
+def telling_terms(query_terms: Iterable[str]) -> list[str]:
+    """The query terms a shared match means something for: Chinese words of two characters or
+    more, other words of three letters or more, numbers. A one-character word ("用", "帮",
+    "好") or a two-letter one is shared by requests and memories about anything; a query made
+    only of such words keeps them all ("辣" still finds the spicy-food preference)."""
+    terms = list(query_terms)
+    telling = [
+        t
+        for t in terms
+        if (len(t) >= 2 if _CJK_CHAR_RE.search(t) else len(t) >= 3 or t.replace(".", "").isdigit())
+    ]
+    return telling or terms
+
+
 def keyword_overlap(query_terms: Iterable[str], doc_terms: str | Iterable[str]) -> float:
     """Share (0..1) of the distinct query terms present in the document's terms.
 
@@ -229,4 +244,5 @@ __all__ = [
     "keyword_overlap",
     "search_document",
     "search_query_terms",
+    "telling_terms",
 ]

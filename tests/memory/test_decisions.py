@@ -55,12 +55,63 @@ def test_low_confidence_observed():
     assert d.action == "observe_low_confidence"
 
 
-def test_episodic_never_merged_or_superseded():
+def test_an_episode_is_never_merged():
     old = mem(slot="hotel", values=["如家"], content="用户住如家")
     d = decide(cand(kind="episodic", slot="hotel", values=["如家"]), T1, [old], {1: 0.99})
     assert d.action == "create"
     d = decide(cand(kind="episodic", confidence=0.4), T1, [old], {1: 0.99})
     assert d.action == "observe_low_confidence"
+
+
+CIVIC = mem(category="fact", content="用户开一台15年的卡罗拉，快九万公里了")
+
+
+def test_an_episode_that_changes_a_state_replaces_what_it_changes():
+    sold = cand(
+        kind="episodic",
+        category="fact",
+        content="用户提到：上个月（2026年1月）把旧车卖了，提了辆比亚迪海豹",
+        confidence=0.8,
+    )
+    d = decide(sold, T1, [CIVIC], {1: 0.3})
+    assert d.action == "supersede" and d.target_id == 1
+    # a trip names no state of the person; nor does a hedged episode change one
+    drove = cand(
+        kind="episodic",
+        category="fact",
+        content="用户上周（2026-01-19那一周）试驾了一辆比亚迪海豹",
+        confidence=0.8,
+    )
+    assert decide(drove, T1, [CIVIC], {1: 0.3}).action == "create"
+    hedged = cand(
+        kind="episodic",
+        category="fact",
+        content="用户上个月把旧车卖了，可能会提一辆比亚迪海豹",
+        confidence=0.8,
+    )
+    assert decide(hedged, T1, [CIVIC], {1: 0.3}).action == "create"
+
+
+def test_an_episode_weighs_as_an_older_memory_only_when_it_holds_a_state():
+    treated = mem(
+        kind="episodic",
+        category="fact",
+        content="用户确诊三年了，现在每天吃二甲双胍500mg，早晚各一片",
+    )
+    dose = cand(
+        category="fact",
+        content="用户上周复诊，医生把二甲双胍给用户加到了850，还是一天两次",
+        confidence=0.9,
+    )
+    assert decide(dose, T1, [treated], {1: 0.6}).action == "supersede"
+    visit = mem(kind="episodic", category="fact", content="用户上周去医院拿了二甲双胍")
+    assert decide(dose, T1, [visit], {1: 0.6}).action == "create"
+
+
+def test_an_intention_changes_no_present_fact():
+    home = mem(category="fact", content="用户上个月刚搬到成都，租在高新区", confidence=0.9)
+    trip = cand(category="plan", content="用户周末想去重庆玩两天")
+    assert decide(trip, T1, [home], {1: 0.3}).action == "create"
 
 
 def test_merge_by_slot_values():

@@ -7,6 +7,7 @@ from memory.textsearch import (
     keyword_overlap,
     search_document,
     search_query_terms,
+    telling_terms,
 )
 
 # What PostgreSQL's default parser keeps as a single lexeme: words, numbers, decimals.
@@ -133,3 +134,12 @@ def test_keyword_overlap():
     assert keyword_overlap(["a", "b"], "a c d") == 0.5
     assert keyword_overlap(["a", "b"], ["a", "b"]) == 1.0
     assert keyword_overlap([], "a") == 0.0
+
+
+def test_telling_terms_drop_words_too_short_to_mean_anything():
+    terms = search_query_terms("帮我用 Excel 做个透视表, ok 10 个")
+    assert "用" in terms and "ok" in terms
+    assert telling_terms(terms) == [t for t in terms if len(t) > 1 and t != "ok"]
+    assert "excel" in telling_terms(terms) and "10" in telling_terms(terms)
+    # a query made only of short words keeps them all
+    assert telling_terms(search_query_terms("辣")) == ["辣"]

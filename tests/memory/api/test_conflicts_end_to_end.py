@@ -160,3 +160,49 @@ def test_a_thing_of_the_same_kind_only_looked_at_replaces_nothing(cast, use_embe
     post_session(c, "u1", "s2", [("user", "刷到 vivo X100 的评测挺心动，估计还是不会换")], 20)
     assert any("小米14" in m for m in memories("u1", "active"))
     assert memories("u1", "superseded") == []
+
+
+@pytest.mark.parametrize(
+    "first,second,old,new",
+    [
+        # told as an event with a date: an episode, and one that leaves the person in a new state
+        (
+            [("user", "My old Pixel 6 battery barely lasts till lunch")],
+            [("user", "Last week I switched to a Galaxy S24, the battery is way better")],
+            "Pixel",
+            "Galaxy",
+        ),
+    ],
+)
+def test_an_event_that_changes_a_state_replaces_the_old_fact(
+    cast, use_embedder, first, second, old, new
+):
+    c = cast.alice_client
+    post_session(c, "u1", "s1", first, 1)
+    post_session(c, "u1", "s2", second, 20)
+    active = memories("u1", "active")
+    assert any(new in m for m in active), active
+    assert not any(old in m and new not in m for m in active), active
+    assert any(old in m for m in memories("u1", "superseded"))
+
+
+@pytest.mark.parametrize(
+    "first,second",
+    [
+        # an event that changes nothing about the person
+        (
+            [("user", "I drive a 2015 Honda Civic, still runs fine")],
+            [("user", "Test drove a Tesla Model Y last Saturday, so smooth")],
+        ),
+        # an intention changes no present fact
+        (
+            [("user", "上个月刚搬到成都，租在高新区")],
+            [("user", "周末想去重庆玩两天，帮我看看高铁")],
+        ),
+    ],
+)
+def test_a_passing_event_or_an_intention_replaces_nothing(cast, use_embedder, first, second):
+    c = cast.alice_client
+    post_session(c, "u1", "s1", first, 1)
+    post_session(c, "u1", "s2", second, 20)
+    assert memories("u1", "superseded") == []

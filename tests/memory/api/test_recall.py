@@ -265,3 +265,17 @@ def test_answer_style_instructions_apply_to_any_request(cast):
     )
     body = recall(cast.alice_client, "u1", "Explain how a bloom filter works")
     assert rule.pk in [m["id"] for m in body["memories"]]
+
+
+@pytest.fixture
+def use_embedder(monkeypatch):
+    monkeypatch.setenv("ENGRAM_EMBEDDER", "use")
+
+
+def test_a_shared_one_character_word_brings_no_memory_in(cast, use_embedder):
+    # "用" is in the request and in the memory; nothing else links them
+    c = cast.alice_client
+    remember(c, "u1", "用户每天用 Excel 做报表", category="fact")
+    assert recall(c, "u1", "帮我用一句话夸夸我的猫")["memories"] == []
+    related = recall(c, "u1", "帮我用 Excel 做个透视表")["memories"]
+    assert [m["content"] for m in related] == ["用户每天用 Excel 做报表"]
