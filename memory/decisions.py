@@ -52,6 +52,7 @@ from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
 from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE, HEDGE_RE
 from memory.extraction.words import word_class
 from memory.language.dates import WEEKDAY_VALUE
+from memory.language.text import split_clauses
 
 DEDUPE_SIMILARITY = 0.85
 CONFLICT_SIMILARITY = 0.75
@@ -440,6 +441,14 @@ def _topic_conflict(
     return best
 
 
+def _adds_to_something(text: str) -> bool:
+    """ "also likes Apple Music", "另外还有一台": the statement adds to what was said. Only its
+    first clause tells: "医生把二甲双胍加到了850，另外让我每天走路" changes the dose and then
+    adds another instruction."""
+    first = next(iter(split_clauses(text)), text)
+    return bool(word_class("additive").search(first))
+
+
 def _replaced_memory(
     candidate: Candidate,
     occurred_at: dt.datetime | None,
@@ -456,7 +465,7 @@ def _replaced_memory(
     if (
         (candidate.kind == "episodic" and not changes_a_state(said))
         or word_class("refers_back").search(said)
-        or word_class("additive").search(said)
+        or _adds_to_something(candidate.content)
     ):
         # "上次说的那个周会流程…", "the trip I mentioned": it goes on about the earlier
         # statement; "also likes Apple Music", "另外还有一台": it adds to it. Neither answers

@@ -298,7 +298,9 @@ def momentary(text: str) -> bool:
         return True  # "现在好饿" is hunger, not a change of anything
     if _ONE_TIME.search(text):
         return True  # "本次会议改到下午三点": a change of this one occasion, not of a habit
-    return bool(_NOW.search(text) and not CHANGE_RE.search(text))
+    # "今天师傅把联通的千兆装好了" happened today and lasts
+    lasting = CHANGE_RE.search(text) or word_class("state_changes").search(text)
+    return bool(_NOW.search(text) and not lasting)
 
 
 def _without_acks(text: str) -> str:

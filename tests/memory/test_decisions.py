@@ -365,3 +365,17 @@ def test_a_change_naming_another_value_than_a_close_statement_swaps_it():
     # without a change word a different name is just another fact
     other = cand(category="fact", content="The user also likes Apple Music playlists")
     assert decide(other, T1, [old], {1: 0.45}).action == "create"
+
+
+def test_only_a_first_clause_that_adds_keeps_a_statement_from_replacing():
+    dose = mem(category="fact", content="用户每天吃二甲双胍500mg，早晚各一片")
+    changed = cand(
+        category="fact",
+        content="用户上周复诊，医生把二甲双胍加到了850，另外让用户每天饭后走路",
+    )
+    assert decide(changed, T1, [dose], {1: 0.6}).action == "supersede"
+    added = cand(
+        category="fact",
+        content="用户另外还在吃二甲双胍缓释片850，晚上一片",
+    )
+    assert decide(added, T1, [dose], {1: 0.6}).action != "supersede"
