@@ -213,6 +213,15 @@ def _named_things(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for f in found if f))
 
 
+def _implied_own(text: str) -> bool:
+    """Chinese leaves "my" out before the places and people of one's own life: "公司开通班车了",
+    "小区装了充电桩", "老板让我…" are about the speaker's company, estate, boss."""
+    if not CJK.search(text):
+        return False
+    lead = word_class("implied_own_zh").match(text.lstrip())
+    return lead is not None
+
+
 _ZH_SUBJECTLESS_START = ("v", "d", "t", "p", "c", "m", "r", "a")
 
 
@@ -393,9 +402,13 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         stance=stance,
         habit=bool(_HABIT.search(core)),
         directive=bool(STANDING_RE.search(core)),
-        change=bool(CHANGE_RE.search(core) or FIRM_RE.search(core)),
+        change=bool(
+            CHANGE_RE.search(core)
+            or FIRM_RE.search(core)
+            or word_class("state_changes").search(core)
+        ),
         first_person=bool(_FIRST_PERSON.search(core)) or implicit_subject(core),
-        possession=bool(_POSSESSION.search(core)),
+        possession=bool(_POSSESSION.search(core)) or _implied_own(core),
         answer=answer,
         hedged=hedges_the_speaker(core) or bool(REPORTED_RE.search(core)),
     )
