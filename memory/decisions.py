@@ -554,6 +554,58 @@ def _most_on_topic(
     return best
 
 
+# Things a person has one of at a time: when a change replaces one, every live statement about
+# the old one goes stale with it ("关于netflix，用户Dark 看过了" after keeping only Disney+).
+# Not cities, people or employers: a friend in the old city is still there.
+ONE_AT_A_TIME_KINDS = frozenset(
+    {
+        "car",
+        "phone",
+        "computer",
+        "music_service",
+        "video_service",
+        "editor",
+        "cloud",
+        "chat_app",
+        "notes_app",
+        "bank",
+        "carrier",
+        "os",
+        "gym",
+        "headphones",
+        "watch",
+    }
+)
+
+
+def _stale_with(candidate: Candidate, target_id: int, existing: list[ExistingMemory]) -> list[int]:
+    """Other live statements that name the thing a change replaced (of a one-at-a-time kind
+    the change names another of) and nothing the change names."""
+    target = next((m for m in existing if m.id == target_id), None)
+    if target is None:
+        return []
+    new = kinds.named_kinds(candidate.content)
+    old = kinds.named_kinds(target.content)
+    gone = {
+        name
+        for kind in ONE_AT_A_TIME_KINDS & set(new) & set(old)
+        for name in old[kind]
+        if len(name) >= 3 and not any(kinds.same_name(name, n) for n in new[kind])
+    }
+    if not gone:
+        return []
+    named_now = {n for names in new.values() for n in names}
+    return [
+        m.id
+        for m in existing
+        if m.id != target_id
+        and m.status == ACTIVE
+        and m.kind != "episodic"
+        and any(name in m.content.lower() for name in gone)
+        and not any(n in m.content.lower() for n in named_now)
+    ]
+
+
 def decide(
     candidate: Candidate,
     occurred_at: dt.datetime | None,
@@ -561,6 +613,23 @@ def decide(
     similarity: dict[int, float],
 ) -> Decision:
     """Decide create / merge / supersede / observe_* for one candidate (see module doc)."""
+    decision = _decide(candidate, occurred_at, existing, similarity)
+    if decision.action == SUPERSEDE and decision.target_id is not None:
+        stale = [
+            pk
+            for pk in _stale_with(candidate, decision.target_id, existing)
+            if pk not in decision.also_supersede
+        ]
+        decision.also_supersede = [*decision.also_supersede, *stale]
+    return decision
+
+
+def _decide(
+    candidate: Candidate,
+    occurred_at: dt.datetime | None,
+    existing: list[ExistingMemory],
+    similarity: dict[int, float],
+) -> Decision:
     low = candidate.confidence < LOW_CONFIDENCE - EPS
     # worded as a hedge, whatever confidence it was written with: never applied as a change
     hedged = low or bool(HEDGE_RE.search(candidate.content))

@@ -222,7 +222,8 @@ def _named_kinds(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple((k, frozenset(v)) for k, v in sorted(by_kind.items()))
 
 
-def _same(a: str, b: str) -> bool:
+def same_name(a: str, b: str) -> bool:
+    """One name within the other, spaces aside ("model y" ~ "tesla modely")."""
     a, b = a.replace(" ", ""), b.replace(" ", "")
     return a in b or b in a
 
@@ -235,6 +236,6 @@ def other_of_same_kind(new: str, old: str) -> str | None:
         return None  # the older statement's names need no typing
     b = named_kinds(old)
     for kind in sorted(set(a) & set(b)):
-        if not any(_same(x, y) for x in a[kind] for y in b[kind]):
+        if not any(same_name(x, y) for x in a[kind] for y in b[kind]):
             return kind
     return None

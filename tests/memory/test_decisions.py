@@ -379,3 +379,17 @@ def test_only_a_first_clause_that_adds_keeps_a_statement_from_replacing():
         content="用户另外还在吃二甲双胍缓释片850，晚上一片",
     )
     assert decide(added, T1, [dose], {1: 0.6}).action != "supersede"
+
+
+def test_a_change_retires_every_statement_about_the_thing_it_replaced():
+    plan = mem(id=1, category="fact", content="The user pays for the Netflix premium plan")
+    about = mem(id=2, category="fact", content="The user watches Netflix on the bedroom TV")
+    friend = mem(id=3, category="fact", content="The user's sister shares a Spotify family plan")
+    change = cand(
+        category="fact",
+        content="The user switched to Disney+ and cancelled the rest",
+        confidence=0.9,
+    )
+    d = decide(change, T1, [plan, about, friend], {1: 0.5, 2: 0.3, 3: 0.2})
+    assert d.action == "supersede" and d.target_id == 1
+    assert d.also_supersede == [2]
