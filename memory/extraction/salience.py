@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, fields
 from functools import cache, lru_cache
 
+from memory.extraction import topics
 from memory.extraction.rules.filters import ACK_RE, REVISION_RE, TASK_EN, TASK_ZH
 from memory.extraction.rules.markers import (
     CHANGE_RE,
@@ -147,6 +148,8 @@ class Signals:
     owned: bool = False
     verdict: bool = False
     safety: bool = False  # health and safety (allergies, insulin, medication): always kept
+    # names an attribute a person has one of at a time (employer, home, commute: topics.py)
+    attribute: bool = False
     noise: str = ""
 
     @classmethod
@@ -182,7 +185,9 @@ class Signals:
     def salient(self) -> bool:
         if self.noise:
             return False
-        return self.content >= 2 or (self.content >= 1 and self.personal)
+        # naming an attribute (works at, lives in) says something only of the speaker's own:
+        # "Pixel 9 Pro 最近降价了" is news about a phone
+        return self.content >= 2 or (self.content + self.attribute >= 1 and self.personal)
 
 
 def named_things(text: str) -> list[str]:
@@ -320,7 +325,9 @@ def _without_acks(text: str) -> str:
 
 
 _WOULD = re.compile(
-    r"\b(?:i|we)(?:'d| would)\s+(?!(?:like|love|prefer|rather|want|appreciate|say|need)\b)", re.I
+    # "I'd never…" is how the speaker is, not an imagined situation
+    r"\b(?:i|we)(?:'d| would)\s+(?!(?:like|love|prefer|rather|want|appreciate|say|need|never)\b)",
+    re.I,
 )
 
 
@@ -409,6 +416,7 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         ),
         first_person=bool(_FIRST_PERSON.search(core)) or implicit_subject(core),
         possession=bool(_POSSESSION.search(core)) or _implied_own(core),
+        attribute=any(topics.concepts(core, words_of_one_char=False).values()),
         answer=answer,
         hedged=hedges_the_speaker(core) or bool(REPORTED_RE.search(core)),
     )
