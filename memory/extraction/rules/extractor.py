@@ -57,13 +57,16 @@ from memory.extraction.salience import (
     one_off_request,
     owner,
 )
+from memory.extraction.words import word_class
 from memory.language.redaction import redact_pii
 from memory.language.text import CJK, lang_of, looks_like_question, split_sentences
 
 
-def changes_a_state(sentence: str) -> bool:
-    """A change word about a one-at-a-time concept: where one lives or works, one's phone…"""
-    return bool(CHANGE_RE.search(sentence)) and any(topics.concepts(sentence).values())
+def changes_one_at_a_time_fact(sentence: str) -> bool:
+    """A change word or a state change (bought, moved, joined: decisions.changes_a_state) about
+    a one-at-a-time concept: where one lives or works, one's phone…"""
+    changed = CHANGE_RE.search(sentence) or word_class("state_changes").search(sentence)
+    return bool(changed) and any(topics.concepts(sentence).values())
 
 
 def _episode_only(hit: Hit, sentence: str) -> bool:
@@ -126,7 +129,7 @@ class RuleExtractor:
             imagined = False
             sentence = state.resolve_pronoun(sentence)
             hit = self._sentence(sentence, lang, prev_asst)
-            changed_state = changes_a_state(sentence)
+            changed_state = changes_one_at_a_time_fact(sentence)
             if hit and _episode_only(hit, sentence) and not changed_state:
                 continue  # a past event: the episodes extractor records it (with its date)
             if hit is None and n == 0 and prev_reply:
