@@ -396,13 +396,6 @@ def holds_a_state(mem: ExistingMemory) -> bool:
     return changes_a_state(mem.content) or bool(word_class("current_state").search(mem.content))
 
 
-def _intention_only(candidate: Candidate, mem: ExistingMemory) -> bool:
-    """An intention ("周末想去重庆玩两天", "planning to go to Lisbon") changes no present fact,
-    only an earlier plan: the model's link alone neither replaces `mem` nor, unless hedged (a
-    change being weighed: "might get a Tesla"), contradicts it."""
-    return candidate.category == "plan" and mem.category != "plan"
-
-
 def is_change(candidate: Candidate) -> bool:
     """A statement that something is different now: an explicit change word, or a firm
     statement (an update written through the API at >= FIRM_CONFIDENCE)."""
@@ -672,7 +665,7 @@ def _decide(
             conflicts.append(topical)
     if not same_active and not conflicts:
         replaced = _replaced_memory(candidate, occurred_at, existing, similarity)
-        if replaced is not None and (hedged or not _intention_only(candidate, replaced[1])):
+        if replaced is not None:
             conflicts.append(replaced)
             # the model links a later statement to the one it answers anew: unless hedged,
             # saying it again differently is the change (a hedge stays an observation)
@@ -713,7 +706,7 @@ def _decide(
             # the question anew: a change, not a remark beside the old value
             top = conflicts[0][1]
             replaced = _replaced_memory(candidate, occurred_at, existing, similarity, targets=[top])
-            replaces_firmly = replaced is not None and not _intention_only(candidate, top)
+            replaces_firmly = replaced is not None
         beaten = [
             m
             for _, m in conflicts

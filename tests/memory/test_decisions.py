@@ -108,12 +108,6 @@ def test_an_episode_weighs_as_an_older_memory_only_when_it_holds_a_state():
     assert decide(dose, T1, [visit], {1: 0.6}).action == "create"
 
 
-def test_an_intention_changes_no_present_fact():
-    home = mem(category="fact", content="用户上个月刚搬到成都，租在高新区", confidence=0.9)
-    trip = cand(category="plan", content="用户周末想去重庆玩两天")
-    assert decide(trip, T1, [home], {1: 0.3}).action == "create"
-
-
 def test_merge_by_slot_values():
     old = mem(slot="diet", values=["素食"], content="用户吃素")
     d = decide(cand(content="用户不吃肉", slot="diet", values=["素食"]), T1, [old], {1: 0.3})
