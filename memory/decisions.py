@@ -388,12 +388,27 @@ def changes_a_state(text: str) -> bool:
     return bool(word_class("state_changes").search(text))
 
 
+# Something that has gone on for a while and still does: Chinese "V了 + a duration + 了"
+# ("在杭州住了快五年了", "用了三年了"), English "for N years" / "N years now".
+_ONGOING = re.compile(
+    r"了(?:快|差不多|将近|有|都)?[一二两三四五六七八九十几半\d]+多?(?:年|个月|月|周|星期|天)多?了|"
+    r"\bfor (?:\d+|a few|a couple of|several|many|two|three|four|five|six|ten) (?:years|months)\b|"
+    r"\b(?:\d+|two|three|four|five|six|ten) (?:years|months) now\b",
+    re.I,
+)
+
+
 def holds_a_state(mem: ExistingMemory) -> bool:
     """A memory a later statement may answer anew: any but an episode, and an episode that
-    changed a state or says how things stand now ("确诊三年了，现在每天吃二甲双胍500mg")."""
+    changed a state, says how things stand now ("确诊三年了，现在每天吃二甲双胍500mg") or has
+    gone on until now ("在杭州住了快五年了")."""
     if mem.kind != "episodic":
         return True
-    return changes_a_state(mem.content) or bool(word_class("current_state").search(mem.content))
+    return (
+        changes_a_state(mem.content)
+        or bool(word_class("current_state").search(mem.content))
+        or bool(_ONGOING.search(mem.content))
+    )
 
 
 def is_change(candidate: Candidate) -> bool:

@@ -106,6 +106,10 @@ def test_an_episode_weighs_as_an_older_memory_only_when_it_holds_a_state():
     assert decide(dose, T1, [treated], {1: 0.6}).action == "supersede"
     visit = mem(kind="episodic", category="fact", content="用户上周去医院拿了二甲双胍")
     assert decide(dose, T1, [visit], {1: 0.6}).action == "create"
+    # what has gone on until now ("V了 + a duration + 了") is how things stand, too
+    lived = mem(kind="episodic", category="fact", content="用户在杭州住了快五年了，周末常去爬山")
+    moved = cand(category="fact", content="用户搬来成都快一个月了，火锅真不错")
+    assert decide(moved, T1, [lived], {1: 0.25}).action == "supersede"
 
 
 def test_merge_by_slot_values():
