@@ -502,20 +502,21 @@ def _existing_for_decision(
     rows: dict[int, dict[str, Any]] = {}
     everything = False
     if embedding is not None:
-        for row in base.order_by("distance").values(*fields)[:DECISION_NEIGHBOURS]:
+        # the nearest memories and the nearest active episodes, in one round trip
+        episodes = live.filter(kind=Memory.Kind.EPISODIC, status=Memory.Status.ACTIVE)
+        nearest = base.order_by("distance").values(*fields)[:DECISION_NEIGHBOURS]
+        nearest_episodes = episodes.order_by("distance").values(*fields)[:DECISION_EPISODES]
+        found = list(nearest.union(nearest_episodes, all=True))
+        for row in found:
             rows[row["id"]] = row
         # fewer than the limit: that was every live memory, slot mates and target included
-        everything = len(rows) < DECISION_NEIGHBOURS
+        everything = sum(row["kind"] != Memory.Kind.EPISODIC for row in found) < DECISION_NEIGHBOURS
     # slot mates and the memory an extractor named, where the neighbours may have missed them
     wanted = [Q(slot=candidate.slot)] if candidate.slot else []
     if candidate.target_id:
         wanted.append(Q(pk=candidate.target_id))
     if wanted and not everything:
         for row in base.filter(reduce(or_, wanted)).exclude(pk__in=list(rows)).values(*fields):
-            rows[row["id"]] = row
-    if embedding is not None:
-        episodes = live.filter(kind=Memory.Kind.EPISODIC, status=Memory.Status.ACTIVE)
-        for row in episodes.order_by("distance").values(*fields)[:DECISION_EPISODES]:
             rows[row["id"]] = row
     similarity = {
         pk: 1.0 - float(row["distance"])
