@@ -140,6 +140,13 @@ def test_a_move_told_as_an_event_replaces_the_old_home(cast, use_embedder):
             "Sublime",
             "Fleet",
         ),
+        # told as an event with a date: an episode, and one that leaves the person in a new state
+        (
+            [("user", "My old Pixel 6 battery barely lasts till lunch")],
+            [("user", "Last week I switched to a Galaxy S24, the battery is way better")],
+            "Pixel",
+            "Galaxy",
+        ),
     ],
 )
 def test_another_thing_of_one_kind_replaces_the_old_one(
@@ -160,30 +167,6 @@ def test_a_thing_of_the_same_kind_only_looked_at_replaces_nothing(cast, use_embe
     post_session(c, "u1", "s2", [("user", "刷到 vivo X100 的评测挺心动，估计还是不会换")], 20)
     assert any("小米14" in m for m in memories("u1", "active"))
     assert memories("u1", "superseded") == []
-
-
-@pytest.mark.parametrize(
-    "first,second,old,new",
-    [
-        # told as an event with a date: an episode, and one that leaves the person in a new state
-        (
-            [("user", "My old Pixel 6 battery barely lasts till lunch")],
-            [("user", "Last week I switched to a Galaxy S24, the battery is way better")],
-            "Pixel",
-            "Galaxy",
-        ),
-    ],
-)
-def test_an_event_that_changes_a_state_replaces_the_old_fact(
-    cast, use_embedder, first, second, old, new
-):
-    c = cast.alice_client
-    post_session(c, "u1", "s1", first, 1)
-    post_session(c, "u1", "s2", second, 20)
-    active = memories("u1", "active")
-    assert any(new in m for m in active), active
-    assert not any(old in m and new not in m for m in active), active
-    assert any(old in m for m in memories("u1", "superseded"))
 
 
 @pytest.mark.parametrize(
