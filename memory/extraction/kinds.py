@@ -207,9 +207,39 @@ def named_kinds(text: str) -> dict[str, frozenset[str]]:
     return dict(_named_kinds(text))
 
 
+@cache
+def _others_possessive() -> re.Pattern:
+    """ "同事的", "my friend's", "老婆那台": what follows is someone else's."""
+    people = sorted(
+        {*words("kin_zh"), *words("kin_en"), *words("outsiders_zh"), *words("outsiders_en")},
+        key=len,
+        reverse=True,
+    )
+    alt = "|".join(re.escape(p) for p in people)
+    return re.compile(
+        rf"(?:{alt})(?:的|'s|’s|那|这)\s*(?:那|这)?(?:一)?(?:台|辆|部|个|款|只|块)?\s*$", re.I
+    )
+
+
+def someone_elses(text: str, name: str) -> bool:
+    """The name stands right after another person's possessive ("借了同事的MacBook")."""
+    at = text.lower().find(name.lower())
+    return at > 0 and bool(_others_possessive().search(text[max(0, at - 12) : at]))
+
+
+@lru_cache(maxsize=8192)
+def without_others_things(text: str) -> str:
+    """The statement with the names of other people's things blanked out: another person's car
+    or phone says nothing about the speaker's."""
+    for name, _, _ in sorted(_candidates(text), key=lambda c: -len(c[0])):
+        if someone_elses(text, name):
+            text = re.sub(re.escape(name), " ", text, flags=re.I)
+    return text
+
+
 @lru_cache(maxsize=8192)
 def _named_kinds(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
-    found = _candidates(text)
+    found = _candidates(without_others_things(text))
     _type(tuple(name for name, _, _ in found))
     of_run = {name: kind_of(name, proper=proper) for name, proper, whole in found if not whole}
     by_kind: dict[str, set[str]] = {}

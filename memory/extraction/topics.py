@@ -189,13 +189,14 @@ def topic_score(
 
 def names_differ(new: str, old: str) -> bool:
     """Both statements name something (a brand, a place, a person — not a quantity such as
-    "5k") and no name is shared."""
+    "5k"; not someone else's thing, "同事的MacBook") and no name is shared."""
+    from memory.extraction.kinds import without_others_things
     from memory.extraction.salience import named_things
 
     def names(text: str) -> set[str]:
         return {
             n.lower()
-            for n in named_things(text)
+            for n in named_things(without_others_things(text))
             if n.lower() not in ("user", "the user") and not n[:1].isdigit()
         }
 

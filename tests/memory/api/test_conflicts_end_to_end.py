@@ -181,6 +181,11 @@ def test_a_thing_of_the_same_kind_only_looked_at_replaces_nothing(cast, use_embe
             [("user", "我住在苏州园区，离公司挺近")],
             [("user", "上周去杭州出差了三天，累死了")],
         ),
+        # someone else's thing says nothing about the speaker's
+        (
+            [("user", "我的电脑是联想ThinkPad，用了三年了")],
+            [("user", "昨天借了同事的MacBook用了一下，触控板真好用")],
+        ),
     ],
 )
 def test_a_passing_event_replaces_nothing(cast, use_embedder, first, second):

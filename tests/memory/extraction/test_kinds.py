@@ -72,3 +72,11 @@ def test_another_thing_of_one_kind(new, old, kind):
 )
 def test_no_other_thing_of_one_kind(new, old):
     assert kinds.other_of_same_kind(new, old) is None
+
+
+def test_someone_elses_thing_is_not_a_thing_of_the_speakers():
+    assert kinds.named_kinds("The user borrowed a friend's Tesla Model 3 for the weekend") == {}
+    assert "car" not in kinds.named_kinds("用户老婆那台宝马X3该保养了")
+    borrowed = "用户借了同事的MacBook用了一下"
+    assert kinds.other_of_same_kind(borrowed, "用户的电脑是联想ThinkPad") is None
+    assert kinds.other_of_same_kind("用户提了辆问界M7", "用户开一台马自达昂克赛拉") == "car"
