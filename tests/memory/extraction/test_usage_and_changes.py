@@ -139,3 +139,12 @@ def test_provider_nouns_and_plurals_are_entities():
     assert {"会计", "accountant", "会计师"} <= aliases.expand_entity("会计")
     # task words are a query-side mapping only: statements keep their own entities
     assert not aliases.find_entity_spans("I filed my taxes")
+
+
+def test_a_need_that_follows_now_is_no_change():
+    from memory.extraction.rules.markers import CHANGE_RE
+
+    assert CHANGE_RE.search("The user is vegetarian now")
+    assert CHANGE_RE.search("now I commute by ferry")
+    assert not CHANGE_RE.search("now I need a new plumber around here")
+    assert not CHANGE_RE.search("Now the user wants a quieter gym")
