@@ -8,7 +8,7 @@ Algorithm of `decide(candidate, occurred_at, existing, similarity)`:
 
 1. Episodic candidates are never merged: confidence < LOW_CONFIDENCE ->
    "observe_low_confidence"; an event that leaves the person in a new state (bought, moved,
-   joined, quit: `changes_a_state`) supersedes the memory the replacement model finds it
+   joined, quit: `markers.changes_a_state`) supersedes the memory the replacement model finds it
    answers anew; else "create". Episodic memories are weighed only by that model, and only
    those that say how things stand (`holds_a_state`).
 2. Relate the candidate to every existing memory:
@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from memory.extraction import kinds, replacement, topics
 from memory.extraction.base import Candidate
 from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
-from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE, HEDGE_RE
+from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE, HEDGE_RE, changes_a_state
 from memory.extraction.words import word_class
 from memory.language.dates import WEEKDAY_VALUE
 from memory.language.text import split_clauses
@@ -379,13 +379,6 @@ def _hinted(
             f"{'hedged' if low else 'not newer'}",
         )
     return Decision(SUPERSEDE, target.id, f"the extractor says this updates #{target.id}")
-
-
-def changes_a_state(text: str) -> bool:
-    """An event after which something about the person is different: bought, sold, moved,
-    joined, quit, adopted, diagnosed ("旧车卖了，提了辆海豹", "transferred to the Berlin office").
-    A trip, a meal, a visit or a test drive changes nothing a later statement would answer."""
-    return bool(word_class("state_changes").search(text))
 
 
 # Something that has gone on for a while and still does: Chinese "V了 + a duration + 了"

@@ -37,6 +37,7 @@ from memory.extraction.rules.markers import (
     SAFETY_RE,
     STANDING_RE,
     TIME_RE,
+    changes_a_state,
     hedges_the_speaker,
     main_clause,
     short_remark,
@@ -313,7 +314,7 @@ def momentary(text: str) -> bool:
     if _ONE_TIME.search(text):
         return True  # "本次会议改到下午三点": a change of this one occasion, not of a habit
     # "今天师傅把联通的千兆装好了" happened today and lasts
-    lasting = CHANGE_RE.search(text) or word_class("state_changes").search(text)
+    lasting = CHANGE_RE.search(text) or changes_a_state(text)
     return bool(_NOW.search(text) and not lasting)
 
 
@@ -409,11 +410,7 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         stance=stance,
         habit=bool(_HABIT.search(core)),
         directive=bool(STANDING_RE.search(core)),
-        change=bool(
-            CHANGE_RE.search(core)
-            or FIRM_RE.search(core)
-            or word_class("state_changes").search(core)
-        ),
+        change=bool(CHANGE_RE.search(core) or FIRM_RE.search(core) or changes_a_state(core)),
         first_person=bool(_FIRST_PERSON.search(core)) or implicit_subject(core),
         possession=bool(_POSSESSION.search(core)) or _implied_own(core),
         attribute=any(topics.concepts(core, words_of_one_char=False).values()),

@@ -45,6 +45,7 @@ from memory.extraction.rules.markers import (
     CHANGE_RE,
     REPORTED_RE,
     STANDING_RE,
+    changes_a_state,
     hedges_the_speaker,
 )
 from memory.extraction.rules.merge import deferred, merge_hits
@@ -57,15 +58,14 @@ from memory.extraction.salience import (
     one_off_request,
     owner,
 )
-from memory.extraction.words import word_class
 from memory.language.redaction import redact_pii
 from memory.language.text import CJK, lang_of, looks_like_question, split_sentences
 
 
 def changes_one_at_a_time_fact(sentence: str) -> bool:
-    """A change word or a state change (bought, moved, joined: decisions.changes_a_state) about
+    """A change word or a state change (bought, moved, joined: markers.changes_a_state) about
     a one-at-a-time concept: where one lives or works, one's phone…"""
-    changed = CHANGE_RE.search(sentence) or word_class("state_changes").search(sentence)
+    changed = CHANGE_RE.search(sentence) or changes_a_state(sentence)
     return bool(changed) and any(topics.concepts(sentence).values())
 
 

@@ -21,6 +21,7 @@ from memory.extraction.lexicon import (
     STYLE_GENRES,
     TOPIC_CUES,
 )
+from memory.extraction.words import word_class
 from memory.language.text import CJK, split_clauses
 
 
@@ -60,6 +61,14 @@ FIRM_RE = _alt(FIRM_ZH + FIRM_EN)
 # A statement of a change ("新房东是…", "教练换了", "搬家了", "no longer…", "it's now…") is
 # itself evidence that it is the current state: as firm as an explicit update marker.
 CHANGE_RE = _alt(CHANGE_ZH + CHANGE_EN)
+
+
+def changes_a_state(text: str) -> bool:
+    """An event after which something about the person is different: bought, sold, moved,
+    joined, quit, adopted, diagnosed, installed ("旧车卖了，提了辆海豹", "transferred to the
+    Berlin office"; the `state_changes` word class). A trip, a meal, a visit or a test drive
+    changes nothing a later statement would answer."""
+    return bool(word_class("state_changes").search(text))
 
 
 EMPHASIS_RE = _alt(EMPHASIS_ZH + EMPHASIS_EN)
