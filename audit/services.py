@@ -194,7 +194,8 @@ def audit_record(
         created_at=timezone.now(),
     )
     reason = reason[:500]
-    with transaction.atomic():
+    # no savepoint inside the caller's transaction: a failure here fails the change it audits
+    with transaction.atomic(savepoint=False):
         entry.prev_hash = _lock_chain_and_read_tail(tenant_id) or GENESIS_HASH
         entry.entry_hash = entry_hash(hashed_fields(entry), entry.prev_hash)
         entry.entry_mac = entry_mac(entry.entry_hash)

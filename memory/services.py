@@ -18,7 +18,7 @@ from functools import reduce
 from operator import or_
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from pgvector import Vector
@@ -367,27 +367,32 @@ def events_extract(
             )
             extraction = extractor.extract(turns, new_from=len(context), known=known)
             candidates = [c for c in extraction.candidates if 0 <= c.source_index < len(turns)]
-            embeddings = _embed([c.content for c in candidates])
-            # One transaction (one commit) for the whole group: each memory_ingest runs in a
-            # savepoint, so an invalid candidate is skipped without losing the others.
+            valid = []
+            for candidate in candidates:
+                try:
+                    validate_candidate(candidate)
+                except ApplicationError as exc:
+                    logger.warning("skipped an invalid candidate: %s", exc.message)
+                    continue
+                valid.append(_redacted_candidate(candidate))
+            embeddings = _embed([c.content for c in valid])
+            # One transaction (one commit, one subject lock) for the whole group; each
+            # candidate takes the one write decision (`_ingest_locked`, as memory_ingest).
+            subject_access_check(actor=actor, subject=subject)
             with transaction.atomic():
-                for candidate, vector in zip(candidates, embeddings, strict=True):
+                locked = _lock_subject(subject)
+                for candidate, vector in zip(valid, embeddings, strict=True):
                     source = all_events[candidate.source_index]
-                    try:
-                        result = memory_ingest(
-                            subject=subject,
-                            candidate=candidate,
-                            occurred_at=source.occurred_at,
+                    results.append(
+                        _ingest_locked(
+                            locked,
+                            candidate,
+                            source.occurred_at,
+                            actor,
                             source_event=source,
-                            actor=actor,
                             embedding=vector,
                         )
-                    except SubjectPaused:
-                        raise
-                    except ApplicationError as exc:
-                        logger.warning("skipped an invalid candidate: %s", exc.message)
-                        continue
-                    results.append(result)
+                    )
                 _finish_events(group, Event.ExtractionStatus.DONE, extractor.name, extraction.usage)
         except ExtractionError as exc:
             logger.warning("extraction failed for events %s: %s", [e.pk for e in group], exc)
@@ -485,6 +490,45 @@ _DECISION_FIELDS = (
 )
 
 
+_DECISION_COLUMNS = ", ".join(
+    f"m.{Memory._meta.get_field(name).column}" for name in _DECISION_FIELDS
+)
+# The nearest live memories and the nearest active episodes in one round trip, the query
+# vector sent once: written out because the ORM's union of two annotated querysets costs
+# twice the query itself to build, on the hottest path of extraction.
+_NEAREST_SQL = f"""
+WITH query AS (SELECT %(vector)s::vector AS v)
+(SELECT {_DECISION_COLUMNS}, m.embedding <=> query.v AS distance
+   FROM {Memory._meta.db_table} m, query
+  WHERE m.subject_id = %(subject)s AND m.status = ANY(%(live)s) AND m.kind <> %(episodic)s
+  ORDER BY distance LIMIT %(neighbours)s)
+UNION ALL
+(SELECT {_DECISION_COLUMNS}, m.embedding <=> query.v AS distance
+   FROM {Memory._meta.db_table} m, query
+  WHERE m.subject_id = %(subject)s AND m.status = %(active)s AND m.kind = %(episodic)s
+  ORDER BY distance LIMIT %(episodes)s)
+"""  # noqa: S608 - table and column names come from the model, values are bound
+
+
+def _nearest_for_decision(subject_id: int, embedding: Any) -> list[dict[str, Any]]:
+    vector = embedding.to_text() if isinstance(embedding, Vector) else Vector(embedding).to_text()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _NEAREST_SQL,
+            {
+                "vector": vector,
+                "subject": subject_id,
+                "live": list(LIVE_STATUSES),
+                "active": Memory.Status.ACTIVE,
+                "episodic": Memory.Kind.EPISODIC,
+                "neighbours": DECISION_NEIGHBOURS,
+                "episodes": DECISION_EPISODES,
+            },
+        )
+        names = [*_DECISION_FIELDS, "distance"]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
 def _existing_for_decision(
     subject: Subject, candidate: Candidate, embedding: Any
 ) -> tuple[list[decisions.ExistingMemory], dict[int, float]]:
@@ -494,19 +538,13 @@ def _existing_for_decision(
     (similarity computed in SQL so the vectors never travel to Python). Plain values, not model
     instances: the decision needs a few fields of twenty rows; the one it acts on is loaded
     afterwards."""
-    live = Memory.objects.filter(subject=subject, status__in=LIVE_STATUSES)
-    if embedding is not None:
-        live = live.annotate(distance=CosineDistance("embedding", embedding))
-    base = live.exclude(kind=Memory.Kind.EPISODIC)
-    fields = (*_DECISION_FIELDS, "distance") if embedding is not None else _DECISION_FIELDS
+    base = Memory.objects.filter(subject=subject, status__in=LIVE_STATUSES).exclude(
+        kind=Memory.Kind.EPISODIC
+    )
     rows: dict[int, dict[str, Any]] = {}
     everything = False
     if embedding is not None:
-        # the nearest memories and the nearest active episodes, in one round trip
-        episodes = live.filter(kind=Memory.Kind.EPISODIC, status=Memory.Status.ACTIVE)
-        nearest = base.order_by("distance").values(*fields)[:DECISION_NEIGHBOURS]
-        nearest_episodes = episodes.order_by("distance").values(*fields)[:DECISION_EPISODES]
-        found = list(nearest.union(nearest_episodes, all=True))
+        found = _nearest_for_decision(subject.pk, embedding)
         for row in found:
             rows[row["id"]] = row
         # fewer than the limit: that was every live memory, slot mates and target included
@@ -516,7 +554,12 @@ def _existing_for_decision(
     if candidate.target_id:
         wanted.append(Q(pk=candidate.target_id))
     if wanted and not everything:
-        for row in base.filter(reduce(or_, wanted)).exclude(pk__in=list(rows)).values(*fields):
+        others = base.filter(reduce(or_, wanted)).exclude(pk__in=list(rows))
+        if embedding is not None:
+            others = others.annotate(distance=CosineDistance("embedding", embedding))
+        for row in others.values(
+            *_DECISION_FIELDS, *(["distance"] if embedding is not None else [])
+        ):
             rows[row["id"]] = row
     similarity = {
         pk: 1.0 - float(row["distance"])
@@ -603,44 +646,72 @@ def memory_ingest(
     candidate = _redacted_candidate(candidate)
     if embedding is None:
         embedding = _embed([candidate.content])[0]
-    search_text = _search_text(candidate)
-
     with transaction.atomic():
-        locked = Subject.objects.select_for_update().get(pk=subject.pk)
-        _ensure_not_paused(locked)
-        existing, similarity = _existing_for_decision(locked, candidate, embedding)
-        decision = decisions.decide(candidate, occurred_at, existing, similarity)
-        acted_on = [decision.target_id, *decision.also_supersede] if decision.target_id else []
-        rows = Memory.objects.in_bulk([pk for pk in acted_on if pk]) if acted_on else {}
-        target = rows.get(decision.target_id) if decision.target_id else None
-        fields = {
-            "source_event": source_event,
-            "embedding": embedding,
-            "search_text": search_text,
-            "linked_doc_id": linked_doc_id,
-            "pinned": pinned,
-        }
-        if decision.action == decisions.MERGE and target is not None and decision.update_content:
-            # The same statement restated with more detail: a new version, not a silent edit.
-            result = _apply_supersede(
-                locked, target, candidate, occurred_at, actor, decision, fields, carry_evidence=True
-            )
-        elif decision.action == decisions.MERGE and target is not None:
-            result = _apply_merge(target, candidate, occurred_at, source_event, actor, decision)
-        elif decision.action == decisions.SUPERSEDE and target is not None:
-            result = _apply_supersede(
-                locked, target, candidate, occurred_at, actor, decision, fields
-            )
-            for extra_id in decision.also_supersede:
-                if extra_id in rows and extra_id != target.pk:
-                    _retire(rows[extra_id], result.memory, occurred_at, actor, decision.reason)
-        elif decision.action in (decisions.OBSERVE_CONFLICT, decisions.OBSERVE_LOW_CONFIDENCE):
-            result = _apply_observe(locked, target, candidate, occurred_at, actor, decision, fields)
-        else:
-            memory = _new_memory(locked, candidate, occurred_at, Memory.Status.ACTIVE, fields)
-            _audit_memory(actor, "memory.create", memory, decision.reason)
-            result = WriteResult(action="created", memory=memory, reason=decision.reason)
-    return result
+        locked = _lock_subject(subject)
+        return _ingest_locked(
+            locked,
+            candidate,
+            occurred_at,
+            actor,
+            source_event=source_event,
+            embedding=embedding,
+            linked_doc_id=linked_doc_id,
+            pinned=pinned,
+        )
+
+
+def _lock_subject(subject: Subject) -> Subject:
+    """The subject's row, locked for the transaction (serialises its writers); refuses a
+    paused subject."""
+    locked = Subject.objects.select_for_update().get(pk=subject.pk)
+    _ensure_not_paused(locked)
+    return locked
+
+
+def _ingest_locked(
+    locked: Subject,
+    candidate: Candidate,
+    occurred_at: dt.datetime,
+    actor: Actor,
+    *,
+    source_event: Event | None,
+    embedding: Any,
+    linked_doc_id: str = "",
+    pinned: bool = False,
+) -> WriteResult:
+    """The decision and its writes for a valid, redacted candidate, inside a transaction
+    that holds the subject's row lock (`_lock_subject`)."""
+    search_text = _search_text(candidate)
+    existing, similarity = _existing_for_decision(locked, candidate, embedding)
+    decision = decisions.decide(candidate, occurred_at, existing, similarity)
+    acted_on = [decision.target_id, *decision.also_supersede] if decision.target_id else []
+    rows = Memory.objects.in_bulk([pk for pk in acted_on if pk]) if acted_on else {}
+    target = rows.get(decision.target_id) if decision.target_id else None
+    fields = {
+        "source_event": source_event,
+        "embedding": embedding,
+        "search_text": search_text,
+        "linked_doc_id": linked_doc_id,
+        "pinned": pinned,
+    }
+    if decision.action == decisions.MERGE and target is not None and decision.update_content:
+        # The same statement restated with more detail: a new version, not a silent edit.
+        return _apply_supersede(
+            locked, target, candidate, occurred_at, actor, decision, fields, carry_evidence=True
+        )
+    if decision.action == decisions.MERGE and target is not None:
+        return _apply_merge(target, candidate, occurred_at, source_event, actor, decision)
+    if decision.action == decisions.SUPERSEDE and target is not None:
+        result = _apply_supersede(locked, target, candidate, occurred_at, actor, decision, fields)
+        for extra_id in decision.also_supersede:
+            if extra_id in rows and extra_id != target.pk:
+                _retire(rows[extra_id], result.memory, occurred_at, actor, decision.reason)
+        return result
+    if decision.action in (decisions.OBSERVE_CONFLICT, decisions.OBSERVE_LOW_CONFIDENCE):
+        return _apply_observe(locked, target, candidate, occurred_at, actor, decision, fields)
+    memory = _new_memory(locked, candidate, occurred_at, Memory.Status.ACTIVE, fields)
+    _audit_memory(actor, "memory.create", memory, decision.reason)
+    return WriteResult(action="created", memory=memory, reason=decision.reason)
 
 
 def _new_memory(
