@@ -89,6 +89,8 @@ class Event(models.Model):
         max_length=16, choices=ExtractionStatus.choices, default=ExtractionStatus.PENDING
     )
     extraction_attempts = models.PositiveSmallIntegerField(default=0)
+    # when a worker claimed it (`running`): a claim older than the lease was abandoned
+    claimed_at = models.DateTimeField(null=True, blank=True)
     extraction_error = models.TextField(blank=True)
     extracted_at = models.DateTimeField(null=True, blank=True)
     extractor = models.CharField(max_length=64, blank=True)
@@ -114,6 +116,12 @@ class Event(models.Model):
                 fields=["received_at"],
                 condition=Q(extraction_status__in=["pending", "queued"]),
                 name="event_extraction_backlog",
+            ),
+            # the sweeper: claims a killed worker never finished
+            models.Index(
+                fields=["claimed_at"],
+                condition=Q(extraction_status="running"),
+                name="event_extraction_claimed",
             ),
         ]
 

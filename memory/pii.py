@@ -22,6 +22,9 @@
                 St Apt 4C", "Blk 123 … #04-56", "Flat 12B"; the district and city stay ("浦东新区",
                 "San Francisco"): they say where someone lives without finding their door
 
+    [PII]       what is left of an identifier of the source statement after a rewrite cut it
+                out of shape (`redact_against`: the digit groups are the identifier's)
+
 Numbers that fail the checks stay: years ("2026"), prices ("8万", "80000"), times ("14:30"),
 dates ("2026-01-06"), order numbers that are not Luhn-valid, quantities.
 """
@@ -228,3 +231,32 @@ def redact(text: str) -> RedactionResult:
 
 def contains_pii(text: str) -> bool:
     return redact(text).redacted
+
+
+_DIGIT_GROUP = re.compile(r"\d{3,}")
+_DIGIT_RUN = re.compile(r"(?<![0-9A-Za-z])\d[\d \-]*\d(?![0-9A-Za-z])")
+
+
+def redact_against(text: str, source: str) -> RedactionResult:
+    """`redact(text)`, and also what is left of an identifier of `source` that a rewrite cut
+    out of shape: "6214 8301 2 4455" (a card number missing a group) no longer looks like a
+    card, but its groups are the card's. A run of digits whose groups of three or more are all
+    groups of an identifier redacted from the source goes as [PII]."""
+    result = redact(text)
+    if not source:
+        return result
+    redacted_source = redact(source).text
+    secret = set(_DIGIT_GROUP.findall(source)) - set(_DIGIT_GROUP.findall(redacted_source))
+    if not secret:
+        return result
+    found = dict(result.found)
+
+    def residue(m: re.Match) -> str:
+        groups = _DIGIT_GROUP.findall(m.group(0))
+        if groups and all(any(g in s for s in secret) for g in groups):
+            found["PII"] = found.get("PII", 0) + 1
+            return "[PII]"
+        return m.group(0)
+
+    out = _DIGIT_RUN.sub(residue, result.text)
+    return RedactionResult(out, found)

@@ -18,6 +18,7 @@ from functools import reduce
 from operator import or_
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -266,9 +267,11 @@ def enqueue_extraction(event_ids: Iterable[int]) -> None:
 
 
 def events_sweep_pending(*, older_than_seconds: int, limit: int = 1000) -> int:
-    """Queue events left `pending` (a crashed inline extraction) or `queued` too long (the
-    broker lost the message, e.g. a Redis restart). Events whose message still waits in the
+    """Queue events left `pending` (a crashed inline extraction), `queued` too long (the
+    broker lost the message, e.g. a Redis restart) or `running` past the lease (the worker was
+    killed mid-extraction: `_reclaim_abandoned`). Events whose message still waits in the
     outbox are skipped: it has not even been published yet."""
+    _reclaim_abandoned(lease_seconds=settings.ENGRAM_EXTRACTION_LEASE, limit=limit)
     cutoff = timezone.now() - dt.timedelta(seconds=older_than_seconds)
     waiting = outbox_waiting_args(task=extract_events_task)
     stale = list(
@@ -283,6 +286,30 @@ def events_sweep_pending(*, older_than_seconds: int, limit: int = 1000) -> int:
     for start in range(0, len(stale), 100):
         enqueue_extraction(stale[start : start + 100])
     return len(stale)
+
+
+def _reclaim_abandoned(*, lease_seconds: int, limit: int) -> int:
+    """Events a worker claimed and never finished — killed by the hard time limit, the OOM
+    killer or a lost host, so neither done nor failed — go back to `pending` for another
+    attempt, or to `failed` (visible, with the reason) after the last one. A live worker
+    finishes or fails its claim well inside the lease (the task's hard time limit)."""
+    cutoff = timezone.now() - dt.timedelta(seconds=lease_seconds)
+    with transaction.atomic():
+        abandoned = list(
+            Event.objects.select_for_update(skip_locked=True)
+            .filter(extraction_status=Event.ExtractionStatus.RUNNING, claimed_at__lte=cutoff)
+            .values_list("pk", "extraction_attempts")[:limit]
+        )
+        final = [pk for pk, attempts in abandoned if attempts >= MAX_EXTRACTION_ATTEMPTS]
+        again = [pk for pk, attempts in abandoned if attempts < MAX_EXTRACTION_ATTEMPTS]
+        Event.objects.filter(pk__in=final).update(
+            extraction_status=Event.ExtractionStatus.FAILED,
+            extraction_error=f"abandoned by its worker {MAX_EXTRACTION_ATTEMPTS} times",
+        )
+        Event.objects.filter(pk__in=again).update(extraction_status=Event.ExtractionStatus.PENDING)
+    if abandoned:
+        logger.warning("reclaimed %d abandoned extraction(s), %d failed", len(again), len(final))
+    return len(again)
 
 
 # --------------------------------------------------------------------------- extraction
@@ -315,6 +342,7 @@ def _claim_events(event_ids: Sequence[int]) -> list[Event]:
             Event.objects.filter(pk__in=[e.pk for e in claimed]).update(
                 extraction_status=Event.ExtractionStatus.RUNNING,
                 extraction_attempts=F("extraction_attempts") + 1,
+                claimed_at=timezone.now(),
             )
     return claimed
 
@@ -585,8 +613,9 @@ def _existing_for_decision(
 
 
 def _redacted_candidate(candidate: Candidate) -> Candidate:
+    # against the quote too: what a rewrite left of an identifier the quote holds goes as well
     def redact(text: str) -> str:
-        return pii.redact(text).text if text else text
+        return pii.redact_against(text, candidate.source_quote).text if text else text
 
     return replace(
         candidate,

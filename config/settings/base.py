@@ -198,6 +198,9 @@ ENGRAM_AGENT_KEY_PEPPER = env_str("ENGRAM_AGENT_KEY_PEPPER", SECRET_KEY)
 ENGRAM_AUDIT_HMAC_KEY = env_str("ENGRAM_AUDIT_HMAC_KEY", SECRET_KEY)
 ENGRAM_WORKER_HEARTBEAT_TTL = env_int("ENGRAM_WORKER_HEARTBEAT_TTL", 120, minimum=10)
 ENGRAM_PENDING_SWEEP_AGE = env_int("ENGRAM_PENDING_SWEEP_AGE", 60, minimum=0)
+# An extraction claimed longer ago than this was abandoned (its worker died): above the task's
+# hard time limit, so a live worker has always finished or failed it by then.
+ENGRAM_EXTRACTION_LEASE = env_int("ENGRAM_EXTRACTION_LEASE", CELERY_TASK_TIME_LIMIT + 60, minimum=1)
 OPENAI_API_KEY = env_str("OPENAI_API_KEY", "")
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "")
 ENGRAM_LLM_MODEL = env_str("ENGRAM_LLM_MODEL", "gpt-4o-mini")

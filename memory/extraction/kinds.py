@@ -117,8 +117,8 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
         if not word.strip():
             if run:
                 run.append((" ", False))
-        elif latin and word.lower() in _not_values():
-            close()
+        elif word.lower() in _not_values():
+            close()  # "用户" is nobody's name: "用户Mate 60" names "Mate 60"
         elif latin:
             # a lowercase English word in English text is most likely a common word
             proper = bool(_NAME_SHAPED.search(word)) or zh

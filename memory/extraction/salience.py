@@ -39,6 +39,7 @@ from memory.extraction.rules.markers import (
     TIME_RE,
     changes_a_state,
     hedges_the_speaker,
+    made_change,
     main_clause,
     short_remark,
 )
@@ -118,7 +119,11 @@ def leading_fillers() -> re.Pattern:
 
 @cache
 def _laughter() -> re.Pattern:
-    return re.compile(rf"(?:{'|'.join(words('laughter'))})", re.I)
+    # "233" and "lol" are laughter on their own, not inside a card number or a word
+    bounded = [w for w in words("laughter") if re.match(r"[A-Za-z0-9]", w)]
+    loose = [w for w in words("laughter") if w not in bounded]
+    alt = "|".join(loose + [rf"(?<![A-Za-z0-9])(?:{w})(?![A-Za-z0-9])" for w in bounded])
+    return re.compile(rf"(?:{alt})", re.I)
 
 
 def strip_emoji_and_laughter(text: str) -> str:
@@ -146,6 +151,9 @@ class Signals:
     possession: bool = False
     answer: bool = False
     hedged: bool = False
+    # a change made, in a clause with no hedge of its own: the sentence's doubt is elsewhere
+    made: bool = False
+    reported: bool = False  # somebody else's words ("他说…", "my friend says…")
     owned: bool = False
     verdict: bool = False
     safety: bool = False  # health and safety (allergies, insulin, medication): always kept
@@ -161,6 +169,15 @@ class Signals:
             for f in fields(cls)
             if f.type in ("bool", bool)
         }
+        # as the rule extractor reads a sentence (rules/extractor.py `_sentence_hedged`): a
+        # hedge from the first statement on, an afterthought or a hedged change doubts it all;
+        # somebody's words after it are theirs; a change made in a clause of its own stands
+        first = next((i for i, s in enumerate(signals) if s.content), 0)
+        flags["hedged"] = not flags["made"] and any(
+            i <= first or (s.hedged and (not s.content or s.change))
+            for i, s in enumerate(signals)
+            if s.hedged or s.reported
+        )
         return cls(**{**flags, "answer": answer})
 
     @property
@@ -392,6 +409,7 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
     if noise:
         return Signals(noise=noise)
     named = bool(named_things(core))
+    hedged = hedges_the_speaker(core) or bool(REPORTED_RE.search(core))
     stance = bool(PREF_POS.search(core) or PREF_NEG.search(core))
     if stance and not named and DEICTIC.search(main_clause(core)) and short_remark(core):
         return Signals(noise="remark about the current reply")  # "I love this", "这个挺好"
@@ -415,7 +433,9 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         possession=bool(_POSSESSION.search(core)) or _implied_own(core),
         attribute=any(topics.concepts(core, words_of_one_char=False).values()),
         answer=answer,
-        hedged=hedges_the_speaker(core) or bool(REPORTED_RE.search(core)),
+        hedged=hedges_the_speaker(core),
+        reported=bool(REPORTED_RE.search(core)),
+        made=made_change(core) and not hedged,
     )
 
 

@@ -187,20 +187,29 @@ def topic_score(
     return score, ", ".join(why)
 
 
-def names_differ(new: str, old: str) -> bool:
-    """Both statements name something (a brand, a place, a person — not a quantity such as
-    "5k"; not someone else's thing, "同事的MacBook") and no name is shared."""
+def names_another(new: str, old: str) -> bool:
+    """Each statement names something the other does not, whatever they share: "Mia starts
+    at Roosevelt High" after "Mia is in 8th grade at Lincoln Middle" (Mia is shared; her
+    school is not)."""
+    a, b = _names(new), _names(old)
+    return bool(a - b and b - a) and not any(x in y or y in x for x in a - b for y in b - a)
+
+
+def _names(text: str) -> set[str]:
     from memory.extraction.kinds import without_others_things
     from memory.extraction.salience import named_things
 
-    def names(text: str) -> set[str]:
-        return {
-            n.lower()
-            for n in named_things(without_others_things(text))
-            if n.lower() not in ("user", "the user") and not n[:1].isdigit()
-        }
+    return {
+        n.lower()
+        for n in named_things(without_others_things(text))
+        if n.lower() not in ("user", "the user") and not n[:1].isdigit()
+    }
 
-    a, b = names(new), names(old)
+
+def names_differ(new: str, old: str) -> bool:
+    """Both statements name something (a brand, a place, a person — not a quantity such as
+    "5k"; not someone else's thing, "同事的MacBook") and no name is shared."""
+    a, b = _names(new), _names(old)
     return bool(a and b and not a & b)
 
 
@@ -229,6 +238,38 @@ def concrete_values(text: str) -> set[str]:
 def shared_values(new: str, old: str) -> set[str]:
     """The concrete values both statements name."""
     return concrete_values(new) & concrete_values(old)
+
+
+_AMOUNT = r"\d+(?:[.,]\d+)?"
+_CURRENCY = re.compile(rf"([$¥￥€£])\s*({_AMOUNT})(k\b)?", re.I)
+
+
+@cache
+def _measure() -> re.Pattern:
+    # units that count time are no measure: "for a few months", then "the first couple weeks"
+    time = set(words("time_units"))
+    units = sorted((u for u in words("units") if u not in time), key=len, reverse=True)
+    alt = "|".join(re.escape(u) for u in units)
+    return re.compile(rf"(?<![\d.])({_AMOUNT})\s*({alt})(?![A-Za-z])", re.I)
+
+
+def amounts(text: str) -> dict[str, set[float]]:
+    """The measured amounts a statement names, by unit: "sertraline 50mg" → {mg: {50}},
+    "rent $2,800" → {$: {2800}}, "82公斤" → {公斤: {82}}. Not counts of time."""
+    found: dict[str, set[float]] = {}
+    for m in _measure().finditer(text):
+        found.setdefault(m.group(2).lower(), set()).add(float(m.group(1).replace(",", "")))
+    for m in _CURRENCY.finditer(text):
+        value = float(m.group(2).replace(",", "")) * (1000 if m.group(3) else 1)
+        found.setdefault("$" if m.group(1) == "$" else m.group(1), set()).add(value)
+    return found
+
+
+def amounts_differ(new: str, old: str) -> bool:
+    """Both statements measure something in one unit and the new one gives an amount the old
+    does not ("bumped up to 100mg" after "on 50mg"; "预算提到5000元" after "预算3000元")."""
+    a, b = amounts(new), amounts(old)
+    return any(a[unit] - b[unit] for unit in set(a) & set(b))
 
 
 def same_topic(

@@ -206,6 +206,50 @@ def test_the_sweeper_re_queues_what_the_broker_lost_but_not_what_still_waits(cas
     assert Event.objects.get(subject__external_id="waiting").extraction_status == "queued"
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_sweeper_takes_back_what_a_killed_worker_claimed(cast, settings):
+    """A worker killed mid-extraction (hard time limit, OOM) leaves its events `running`:
+    past the lease they are extracted again, and after the last attempt they fail visibly."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from memory.services import MAX_EXTRACTION_ATTEMPTS, events_append
+    from tests.memory.api.test_events import broker_down
+
+    settings.ENGRAM_EXTRACTION_LEASE = 600
+    with broker_down():
+        events = {
+            name: events_append(
+                tenant=cast.tenant_a,
+                external_id=name,
+                session_id="s",
+                events=[_event(text)],
+                extract="async",
+                actor=SYSTEM,
+            ).new_event_ids[0]
+            for name, text in [
+                ("killed", "我对花生过敏。"),
+                ("still-running", "我喜欢爬山。"),
+                ("killed-again", "我住在成都。"),
+            ]
+        }
+    OutboxMessage.objects.all().delete()
+    long_ago, just_now = timezone.now() - dt.timedelta(hours=1), timezone.now()
+    claims = {"killed": (long_ago, 1), "still-running": (just_now, 1)}
+    claims["killed-again"] = (long_ago, MAX_EXTRACTION_ATTEMPTS)
+    for name, (claimed_at, attempts) in claims.items():
+        Event.objects.filter(pk=events[name]).update(
+            extraction_status="running", claimed_at=claimed_at, extraction_attempts=attempts
+        )
+
+    assert events_sweep_pending(older_than_seconds=0) == 1
+    assert Event.objects.get(pk=events["killed"]).extraction_status == "done"
+    assert Event.objects.get(pk=events["still-running"]).extraction_status == "running"
+    failed = Event.objects.get(pk=events["killed-again"])
+    assert failed.extraction_status == "failed" and "abandoned" in failed.extraction_error
+
+
 def _event(text: str):
     from memory.services import EventInput
 

@@ -146,3 +146,53 @@ def test_street_addresses_keep_the_district_but_not_the_door(text, raw, kept):
 )
 def test_metro_lines_and_roads_alone_are_not_addresses(text):
     assert redact(text).text == text
+
+
+def test_what_a_rewrite_left_of_an_identifier_is_redacted_against_its_source():
+    from memory.pii import redact_against
+
+    source = "退款打到建行卡 6227 0012 3456 7890 就行"
+    mangled = (
+        "用户退款打到建行卡 6227 0012 7890"  # a group lost in a rewrite: no longer card-shaped
+    )
+    assert "0012" not in redact_against(mangled, source).text
+    # numbers that were never part of an identifier stay
+    assert redact_against("用户2026年换了车", "电话 139 2026 8877，2026年换了车").text == (
+        "用户2026年换了车"
+    )
+
+
+def test_laughter_is_not_read_inside_a_number():
+    from memory.extraction.salience import strip_emoji_and_laughter
+
+    assert strip_emoji_and_laughter("卡号 6214 8301 2233 4455") == "卡号 6214 8301 2233 4455"
+    assert strip_emoji_and_laughter("2333 笑死").strip() == ""
+
+
+def test_a_card_number_with_laughter_digits_never_reaches_a_memory(cast):
+    """End to end through the extractor and the write path: "2233" inside the card number is
+    no laughter, and nothing of the card is stored."""
+    import datetime as dt
+
+    from audit.services import SYSTEM
+    from memory import services
+    from memory.models import Memory
+
+    appended = services.events_append(
+        tenant=cast.tenant_a,
+        external_id="card-owner",
+        session_id="s1",
+        events=[
+            services.EventInput(
+                role="user",
+                content="报销打款账户是招商银行 6214 8301 2233 4455，户名写我英文名",
+                occurred_at=dt.datetime(2026, 3, 1, tzinfo=dt.UTC),
+            )
+        ],
+        extract="sync",
+        actor=SYSTEM,
+    )
+    services.events_extract(event_ids=appended.new_event_ids, actor=SYSTEM)
+    texts = " ".join(f"{m.content} {m.source_quote} {m.search_text}" for m in Memory.objects.all())
+    for group in ("6214", "8301", "2233", "4455"):
+        assert group not in texts

@@ -26,6 +26,7 @@ Past events go to the episodes extractor (episodes.py) with their dates.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from memory.extraction import general, salience, topics
@@ -43,10 +44,13 @@ from memory.extraction.rules.filters import (
 from memory.extraction.rules.hits import Hit
 from memory.extraction.rules.markers import (
     CHANGE_RE,
+    HEDGE_RE,
     REPORTED_RE,
     STANDING_RE,
+    TIME_RE,
     changes_a_state,
     hedges_the_speaker,
+    made_change,
 )
 from memory.extraction.rules.merge import deferred, merge_hits
 from memory.extraction.rules.phrasing import finish_sentence, naturalize
@@ -58,8 +62,15 @@ from memory.extraction.salience import (
     one_off_request,
     owner,
 )
+from memory.extraction.words import word_class
 from memory.language.redaction import redact_pii
-from memory.language.text import CJK, lang_of, looks_like_question, split_sentences
+from memory.language.text import (
+    CJK,
+    lang_of,
+    looks_like_question,
+    split_clauses,
+    split_sentences,
+)
 
 
 def changes_one_at_a_time_fact(sentence: str) -> bool:
@@ -80,6 +91,79 @@ def _episode_only(hit: Hit, sentence: str) -> bool:
     if STANDING_RE.search(sentence) or SELF_PREF.search(sentence):
         return False
     return is_episode(sentence)
+
+
+def _hedged_afterwards(hits: list[Hit], hit_sentence: list[int], sentences: list[str]) -> None:
+    """A hedge that names nothing of its own ("maybe next year? who knows.", "还没决定") doubts
+    what the speaker said just before it in the turn (past other hedges: "有点心动，maybe 下个月
+    试试？还没决定"): that statement is no firmer than the hedge. Not a completed change:
+    "换了新工作，在字节。不过还不确定能待多久" still changed jobs."""
+    for n, sentence in enumerate(sentences):
+        if not hedges_the_speaker(sentence) or _names_something(sentence):
+            continue
+        for k in range(n - 1, -1, -1):
+            own = [i for i, at in enumerate(hit_sentence) if at == k]
+            if all(hits[i].hedged for i in own) and (own or hedges_the_speaker(sentences[k])):
+                continue  # another hedge: the doubt reaches further back
+            for i in own:
+                hit = hits[i]
+                if hit.hedged or made_change(hit.quote):
+                    continue
+                hits[i] = replace(
+                    hit, hedged=True, confidence=min(hit.confidence, HEDGED_AFTERWARDS)
+                )
+            break
+
+
+def _sentence_hedged(sentence: str) -> bool:
+    """Whether a hedge or a report doubts what the sentence states. A hedge reaches the whole
+    sentence from its first statement on ("可能下个月搬去杭州"), as an afterthought that names
+    nothing ("…, not sure yet"), or where it hedges a change ("…，可能提前到四点"); somebody's
+    words after the statement are theirs ("乐乐初一的数学老师布置了作业，他说完全看不懂": the grade
+    is no report). A change made in a clause of its own stands."""
+    clauses = split_clauses(sentence) or [sentence]
+    hedges = [hedges_the_speaker(c) for c in clauses]
+    reports = [bool(REPORTED_RE.search(c)) for c in clauses]
+    if not any(hedges + reports) or _made_in_a_clause_of_its_own(sentence):
+        return False
+    first = next((i for i, c in enumerate(clauses) if _names_something(c)), 0)
+    return any(reports[: first + 1]) or any(
+        i <= first or not _names_something(clause) or _changes(clause)
+        for i, (clause, hedge) in enumerate(zip(clauses, hedges, strict=True))
+        if hedge
+    )
+
+
+def _changes(clause: str) -> bool:
+    return bool(
+        CHANGE_RE.search(clause) or changes_a_state(clause) or word_class("wishes").search(clause)
+    )
+
+
+def _made_in_a_clause_of_its_own(sentence: str) -> bool:
+    """A clause that states a change made, with no hedge or report of its own: "医生说我脚踝肿
+    可能是药的副作用，把药改成缬沙坦了" changed the drug; the doubt is about the cause."""
+    return any(
+        made_change(clause) and not HEDGE_RE.search(clause) and not REPORTED_RE.search(clause)
+        for clause in split_clauses(sentence)
+    )
+
+
+# "in a few years", "过两年": when, not what
+_SPAN_OF_TIME = re.compile(
+    r"\b(?:a few|a couple(?: of)?|several|some|\d+)\s+(?:years?|months?|weeks?|days?)\b|"
+    r"[过再][一两二三几\d]+[年月天]",
+    re.IGNORECASE,
+)
+
+
+def _names_something(sentence: str) -> bool:
+    """Whether a sentence names a thing of its own, past its hedge and time words."""
+    rest = _SPAN_OF_TIME.sub(" ", TIME_RE.sub(" ", HEDGE_RE.sub(" ", sentence)))
+    return bool(topics.literal_names(rest) or head_nouns(rest) or topics.common_nouns(rest))
+
+
+HEDGED_AFTERWARDS = 0.45  # as a statement with one hedge of its own (classify.py)
 
 
 class RuleExtractor:
@@ -156,6 +240,7 @@ class RuleExtractor:
             if hit:
                 hits.append(hit)
                 hit_sentence.append(n)
+        _hedged_afterwards(hits, hit_sentence, sentences)
         hits = deferred(hits, hit_sentence, sentences)
         # what the conversation was about first (its nouns, and words naming the topic concepts
         # of the earlier turns: "以后保养别提醒我去之前那家了" → 保养); the turn's own nouns last
@@ -171,7 +256,7 @@ class RuleExtractor:
 
     def _sentence(self, sentence: str, lang: str, prev_asst: str) -> Hit | None:
         full = sentence.strip()
-        hedged = hedges_the_speaker(full) or bool(REPORTED_RE.search(full))
+        hedged = _sentence_hedged(full)
         standing = bool(STANDING_RE.search(full))
         if parts := colon_parts(full):  # "<task/decision> <topic>：<body>": the body is the content
             return colon_body(*parts, lang, hedged)

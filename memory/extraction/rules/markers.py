@@ -71,6 +71,27 @@ def changes_a_state(text: str) -> bool:
     return bool(word_class("state_changes").search(text))
 
 
+def made_change(text: str) -> bool:
+    """A change made or a decision taken ("换了新工作", "定了", "is on Kaiser now"), not one only
+    wished for ("想把健身房换成乐刻", "want to switch to Vim": the `wishes` word class) nor one
+    not yet made ("还没正式通知", "hasn't been approved")."""
+    if word_class("wishes").search(text) or _AHEAD.search(text) or PLAN_RE.search(text):
+        return False  # wished for or still ahead: "下个月搬去杭州" has not moved anyone yet
+    for rx in (FIRM_RE, CHANGE_RE, word_class("state_changes")):
+        for m in rx.finditer(text):
+            if not _NOT_YET.search(text[max(0, m.start() - 8) : m.start()]):
+                return True
+    return False
+
+
+_AHEAD = re.compile(
+    r"下个?(?:月|周|星期|季度|学期)|明年|明天|后天|将要|即将|\bwill\b|'ll\b|\bgoing to\b|"
+    r"\bnext (?:week|month|year|term|semester|spring|summer|fall|autumn|winter)\b|\bsoon\b",
+    re.IGNORECASE,
+)
+_NOT_YET = re.compile(r"(?:没|未|不|\bnot\b|\bnever\b|n't\b)[^，,。.;；]{0,6}$", re.IGNORECASE)
+
+
 EMPHASIS_RE = _alt(EMPHASIS_ZH + EMPHASIS_EN)
 
 
@@ -93,7 +114,35 @@ STYLE_RES = [(atom, grp, re.compile(rx, re.IGNORECASE)) for atom, (grp, rx) in S
 GENRE_RES = [(re.compile(rx, re.IGNORECASE), g) for rx, g in STYLE_GENRES]
 
 
-TOPIC_RES = [(re.compile(rx, re.IGNORECASE), slot) for rx, slot in TOPIC_CUES]
+def _top_level(rx: str) -> list[str]:
+    """A regex's alternatives at depth 0 ("a|(b|c)|d" → a, (b|c), d)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(rx):
+        if ch == "\\":
+            continue
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "|" and depth == 0 and (i == 0 or rx[i - 1] != "\\"):
+            parts.append(rx[start:i])
+            start = i + 1
+    parts.append(rx[start:])
+    return parts
+
+
+def _whole_words(rx: str) -> str:
+    """An English cue matches a word, not the front of another ("seat" is no part of
+    "Seattle"); inflections still count ("flights", "allergic", "reminders")."""
+    return "|".join(
+        rf"(?<![A-Za-z])(?:{alt})(?:s|es|ing|ed|er|ers|y|ic|ies)?(?![A-Za-z])"
+        if re.fullmatch(r"[A-Za-z][A-Za-z ]*", alt)
+        else alt
+        for alt in _top_level(rx)
+    )
+
+
+TOPIC_RES = [(re.compile(_whole_words(rx), re.IGNORECASE), slot) for rx, slot in TOPIC_CUES]
 
 
 STRONG_CUES = next(i for i, (_, slot) in enumerate(TOPIC_CUES) if slot == "coffee")

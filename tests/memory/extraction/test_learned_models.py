@@ -152,3 +152,42 @@ def test_the_pair_corpus_is_collected_by_the_rules_alone(tmp_path, monkeypatch):
     assert [r["label"] for r in rows] == [1]
     assert "Globex" in rows[0]["new"]["content"] and "Initech" in rows[0]["old"]["content"]
     assert (decisions.decide, decisions._replaced_memory) == (decide, replaced)
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        # the same thing measured anew, no change word
+        (
+            "The user takes lisinopril 10mg every morning.",
+            "The user's GP put the user on lisinopril 20mg.",
+        ),
+        ("用户每个月房租4500元。", "用户续租以后房租是4800元一个月。"),
+    ],
+)
+def test_another_amount_of_the_same_thing_replaces_the_old_one(old, new):
+    d = _decide(new, old, later=True, others=["The user has a cat called Miso."])
+    assert d.action == decisions.SUPERSEDE and d.target_id == 1, d.reason
+
+
+def test_a_named_person_in_another_named_place_replaces_the_old_placement():
+    d = _decide(
+        "The user's son Theo starts 6th grade at Jefferson Middle School next week.",
+        "The user's son Theo is in 5th grade at Maple Elementary.",
+        later=True,
+        others=["The user likes hiking."],
+    )
+    assert d.action == decisions.SUPERSEDE and d.target_id == 1, d.reason
+
+
+def test_amounts_are_read_by_unit_and_time_is_no_amount():
+    from memory.extraction import topics
+
+    assert topics.amounts("budget is $1,200, ibuprofen 400mg, 体重65公斤") == {
+        "$": {1200.0},
+        "mg": {400.0},
+        "公斤": {65.0},
+    }
+    assert topics.amounts_differ("now on 40mg", "on 20mg")
+    assert not topics.amounts_differ("for two weeks", "for three months")
+    assert not topics.amounts_differ("$40 for lunch", "20mg")  # no unit in common
