@@ -538,8 +538,31 @@ def _global_instruction(memory: Memory) -> bool:
     return bool(_EVERY_TURN_CONCEPTS & set(found))
 
 
+# A question about how the world works ("Excel怎么冻结首行？", "why is the sky blue?") asks
+# nothing of the person: standing guidance comes in on its lower floor only when the query is a
+# request, a continuation, a question about the past, or points at the person at all.
+_HOW_THE_WORLD_WORKS = re.compile(
+    r"怎么|怎样|如何|为什么|为啥|是什么|什么是|什么意思|"
+    r"\b(?:how (?:do|does|did|to|can|is|are)|why (?:do|does|is|are)|what (?:is|are|does)|"
+    r"what's the difference)\b",
+    re.I,
+)
+_ABOUT_THE_PERSON = re.compile(
+    r"我|咱|自己|\b(?:i|i'm|i've|i'd|me|my|mine|we|we're|our|ours|us|home)\b", re.I
+)
+
+
+def asks_about_the_person(query: str, route: str) -> bool:
+    if route in (ROUTE_PREFERENCE, ROUTE_CONTINUATION, ROUTE_EPISODIC):
+        return True
+    return not _HOW_THE_WORLD_WORKS.search(query) or bool(_ABOUT_THE_PERSON.search(query))
+
+
 def _relevant(
-    item: ScoredMemory, plan_query: bool = False, query_topics: frozenset = frozenset()
+    item: ScoredMemory,
+    plan_query: bool = False,
+    query_topics: frozenset = frozenset(),
+    personal: bool = True,
 ) -> bool:
     """Noise gate: `top_k` is a maximum, not a quota. A memory enters the context only on
     evidence that it bears on the query — semantic similarity above a calibrated floor, a
@@ -548,7 +571,8 @@ def _relevant(
     with the query (memory/extraction/topics.py), a plan when the query asks what is coming up,
     or a standing instruction that applies to every turn (reply language / format). Recency and
     importance alone never bring a memory in: "帮我订个酒店" does not get a green-tea
-    preference."""
+    preference. Standing guidance enters on its lower similarity floor unless the query asks
+    how the world works (`asks_about_the_person`): "Excel怎么冻结首行？" gets no milk preference."""
     memory, signals = item.memory, item.signals
     if item.score < MIN_SCORE:
         return False
@@ -557,7 +581,7 @@ def _relevant(
     standing = memory.kind == Memory.Kind.PROCEDURAL or memory.category in STANDING_CATEGORIES
     if plan_query and memory.category == "plan":
         return True
-    floor = STANDING_FLOOR if standing else SEMANTIC_FLOOR
+    floor = STANDING_FLOOR if standing and personal else SEMANTIC_FLOOR
     if signals["semantic"] >= floor or item.shares_word or signals["entity"] > 0:
         return True
     return bool(
@@ -574,11 +598,12 @@ def _select_within_budget(
     used = count_tokens(header) + 1
     selected: list[ScoredMemory] = []
     wanted = topics.query_concepts(params.query)
+    personal = asks_about_the_person(params.query, route_query(params.query))
     for item in scored:
         if len(selected) >= params.top_k:
             item.cut = "top_k"
             continue
-        if not _relevant(item, plan_query, wanted):
+        if not _relevant(item, plan_query, wanted, personal):
             item.cut = "min_score"
             continue
         line_tokens = count_tokens(context_line(item.memory, language)) + 1
