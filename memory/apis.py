@@ -159,6 +159,14 @@ def _run_extraction(mode: str, appended: services.EventsAppendResult, actor: Any
     if mode == "async":
         return {"status": "queued", "results": []}
     results = services.events_extract(event_ids=appended.new_event_ids, actor=actor)
+    # the events as they are now (done, failed, pending again), not as they were stored
+    now = dict(
+        Event.objects.filter(pk__in=[e.pk for e in appended.events]).values_list(
+            "pk", "extraction_status"
+        )
+    )
+    for event in appended.events:
+        event.extraction_status = now.get(event.pk, event.extraction_status)
     pending = Event.objects.filter(
         pk__in=appended.new_event_ids, extraction_status=Event.ExtractionStatus.PENDING
     ).exists()

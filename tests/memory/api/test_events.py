@@ -57,6 +57,8 @@ def test_it_extracts_synchronously_in_chinese(cast):
     )
     body = response.json()
     assert body["extraction"]["status"] == "done"
+    # the events say what became of them, as GET /events would
+    assert [e["extraction_status"] for e in body["events"]] == ["done"]
     contents = [r["memory"]["content"] for r in body["extraction"]["results"]]
     assert any("辣" in c for c in contents), contents
     memory = Memory.objects.get(subject__external_id="u1", content__contains="辣")
@@ -294,6 +296,7 @@ def test_an_extractor_crash_in_sync_mode_keeps_the_events_for_the_sweeper(cast, 
     )
     assert response.status_code == 201
     assert response.json()["extraction"]["status"] == "queued"
+    assert response.json()["events"][0]["extraction_status"] == "pending"
     event = Event.objects.get(subject__external_id="u-crash")
     assert event.extraction_status == "pending" and "boom" in event.extraction_error
     monkeypatch.setattr(extractor, "extract", original)
