@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from memory.extraction import general, salience, topics
+from memory.extraction import general, kinds, salience, topics
 from memory.extraction.base import Candidate, ExtractionResult, KnownMemory, Turn
 from memory.extraction.dialogue import DialogueState, dialogue_state, head_nouns
 from memory.extraction.rules.answers import answer
@@ -91,6 +91,34 @@ def _episode_only(hit: Hit, sentence: str) -> bool:
     if STANDING_RE.search(sentence) or SELF_PREF.search(sentence):
         return False
     return is_episode(sentence)
+
+
+_IT_EN = re.compile(r"^(?:it's|it is|it was)\b", re.IGNORECASE)
+_IT_ZH = re.compile(r"^(?:它|这车|这台|这部|这款)(?=是|的|已经|还|就|也|都)")
+
+
+def _thing_for_it(sentence: str, previous: str) -> str:
+    """ "it" at the head of a sentence is the one thing the sentence before it named, question
+    or not: "how often should I rotate the tires on a Model 3? it's our only car" → "the
+    Model 3 is our only car"; "我那台 Mate 60 怎么迁移微信？它是公司配的" likewise. Unchanged
+    when the previous sentence names no thing or several."""
+    names = list(dict.fromkeys(n.removesuffix("'s") for n in topics.literal_names(previous)))
+    # "Model 3" and its part "Model" are one thing, and so are "Kia" "EV6" written side by side
+    names = [n for n in names if not any(n != m and n in m for m in names)]
+    spans = sorted((previous.find(n), previous.find(n) + len(n)) for n in names)
+    if len(names) > 1 and all(a >= 0 for a, _ in spans):
+        whole = previous[spans[0][0] : max(b for _, b in spans)]
+        if not re.sub("|".join(re.escape(n) for n in names), "", whole).strip():
+            names = [whole]
+    if len(names) != 1 or kinds.kind_of(names[0]) in ("city", "person"):
+        return sentence  # "…in Boston? it's cold here": the weather's "it", not the city
+    name = names[0]
+    if m := _IT_EN.match(sentence):
+        verb = "was" if m.group(0).lower().endswith("was") else "is"
+        return f"the {name} {verb}{sentence[m.end() :]}"
+    if m := _IT_ZH.match(sentence):
+        return f"{name}{sentence[m.end() :]}"
+    return sentence
 
 
 def _hedged_afterwards(hits: list[Hit], hit_sentence: list[int], sentences: list[str]) -> None:
@@ -212,6 +240,8 @@ class RuleExtractor:
                 continue
             imagined = False
             sentence = state.resolve_pronoun(sentence)
+            if n:
+                sentence = _thing_for_it(sentence, sentences[n - 1])
             hit = self._sentence(sentence, lang, prev_asst)
             changed_state = changes_one_at_a_time_fact(sentence)
             if hit and _episode_only(hit, sentence) and not changed_state:

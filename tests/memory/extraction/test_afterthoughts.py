@@ -109,3 +109,10 @@ def test_a_report_after_a_statement_leaves_the_statement_firm(text, word):
 )
 def test_a_change_still_ahead_with_a_doubt_stays_tentative(text, word):
     assert _about(_extract(text), word).confidence < 0.6
+
+
+def test_it_is_the_one_thing_the_sentence_before_named_even_in_a_question():
+    found = _extract("can I charge a Kia EV6 from a normal outlet? it's our only car")
+    assert "EV6" in _about(found, "only car").content
+    # the weather's "it" is no city
+    assert not any("Denver is" in c.content for c in _extract("Is it snowing in Denver? it's cold"))
