@@ -93,6 +93,33 @@ def _episode_only(hit: Hit, sentence: str) -> bool:
     return is_episode(sentence)
 
 
+def _takes_back(text: str) -> bool:
+    """The turn opens by taking back what was just said ("算了算了，…先不折腾", "never mind,
+    I'll keep the Mac", "还是算了，先观望吧")."""
+    head = salience.leading_fillers().sub("", text.strip())
+    first = (split_clauses(head) or [head])[0]
+    return bool(re.match(rf"\W*(?:{word_class('retractions').pattern})", first, re.IGNORECASE))
+
+
+def _previous_user_turn(turns: list[Turn], idx: int, new_from: int) -> int | None:
+    for j in range(idx - 1, max(0, new_from) - 1, -1):
+        if turns[j].role == "user":
+            return j
+    return None
+
+
+def _doubt_turn(candidates: list[Candidate], turn_index: int | None) -> list[Candidate]:
+    """What that turn only wanted or meant to do is doubted; a change made stays."""
+    if turn_index is None:
+        return candidates
+    return [
+        replace(c, confidence=min(c.confidence, HEDGED_AFTERWARDS))
+        if c.source_index == turn_index and not made_change(c.source_quote)
+        else c
+        for c in candidates
+    ]
+
+
 _IT_EN = re.compile(r"^(?:it's|it is|it was)\b", re.IGNORECASE)
 _IT_ZH = re.compile(r"^(?:它|这车|这台|这部|这款)(?=是|的|已经|还|就|也|都)")
 
@@ -127,7 +154,7 @@ def _hedged_afterwards(hits: list[Hit], hit_sentence: list[int], sentences: list
     试试？还没决定"): that statement is no firmer than the hedge. Not a completed change:
     "换了新工作，在字节。不过还不确定能待多久" still changed jobs."""
     for n, sentence in enumerate(sentences):
-        if not hedges_the_speaker(sentence) or _names_something(sentence):
+        if not _opens_with_doubt(sentence):
             continue
         for k in range(n - 1, -1, -1):
             own = [i for i, at in enumerate(hit_sentence) if at == k]
@@ -166,6 +193,18 @@ def _changes(clause: str) -> bool:
     return bool(
         CHANGE_RE.search(clause) or changes_a_state(clause) or word_class("wishes").search(clause)
     )
+
+
+def _opens_with_doubt(sentence: str) -> bool:
+    """A hedge before the sentence names anything of its own: the whole sentence as an
+    afterthought ("maybe next year?"), or its leading clauses ("不过也就是想想啊，啥都没定，说不定
+    卡罗拉再开两年")."""
+    leading = []
+    for clause in split_clauses(sentence) or [sentence]:
+        if _names_something(clause):
+            break
+        leading.append(clause)
+    return any(hedges_the_speaker(c) for c in leading)
 
 
 def _made_in_a_clause_of_its_own(sentence: str) -> bool:
@@ -215,6 +254,8 @@ class RuleExtractor:
             prev_is_last = idx > 0 and turns[idx - 1].role == "assistant"
             state = dialogue_state(turns, idx)
             found = self._turn(turn, idx, prev_asst if prev_is_last else "", prev_asst, state)
+            if _takes_back(turn.content):
+                candidates = _doubt_turn(candidates, _previous_user_turn(turns, idx, new_from))
             candidates.extend(found)
             covered = {c.source_quote for c in found if c.source_quote}
             candidates.extend(episodes_for_turn(turn, idx, covered))

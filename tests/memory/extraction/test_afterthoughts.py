@@ -116,3 +116,29 @@ def test_it_is_the_one_thing_the_sentence_before_named_even_in_a_question():
     assert "EV6" in _about(found, "only car").content
     # the weather's "it" is no city
     assert not any("Denver is" in c.content for c in _extract("Is it snowing in Denver? it's cold"))
+
+
+def _conversation(*texts: str):
+    turns = []
+    for i, text in enumerate(texts):
+        role = "user" if i % 2 == 0 else "assistant"
+        turns.append(Turn(role=role, content=text, event_id=i + 1, occurred_at=T0))
+    return RuleExtractor().extract(turns).candidates
+
+
+def test_a_turn_that_takes_back_what_was_wanted_doubts_it():
+    found = _conversation(
+        "I want to move my phone plan over to Visible, it's way cheaper.",
+        "Visible runs on Verizon's network; want me to compare the plans?",
+        "never mind, the contract with T-Mobile still runs till June.",
+    )
+    assert _about(found, "Visible").confidence < 0.6
+
+
+def test_taking_back_a_request_leaves_a_change_made_alone():
+    found = _conversation(
+        "我上周把宽带换成联通的了，帮我查下怎么设置路由器",
+        "好的，请问路由器是什么型号？",
+        "算了，我自己弄吧",
+    )
+    assert _about(found, "联通").confidence >= 0.7
