@@ -160,27 +160,20 @@ def _run_extraction(mode: str, appended: services.EventsAppendResult, actor: Any
         return {"status": "queued", "results": []}
     results = services.events_extract(event_ids=appended.new_event_ids, actor=actor)
     # the events as they are now (done, failed, pending again), not as they were stored
-    now = dict(
-        Event.objects.filter(pk__in=[e.pk for e in appended.events]).values_list(
-            "pk", "extraction_status"
-        )
-    )
+    now = {
+        pk: (status, error)
+        for pk, status, error in Event.objects.filter(
+            pk__in=[e.pk for e in appended.events]
+        ).values_list("pk", "extraction_status", "extraction_error")
+    }
     for event in appended.events:
-        event.extraction_status = now.get(event.pk, event.extraction_status)
-    pending = Event.objects.filter(
-        pk__in=appended.new_event_ids, extraction_status=Event.ExtractionStatus.PENDING
-    ).exists()
-    if pending:  # crashed inline; the sweeper retries these events
-        return {"status": "queued", "results": results}
-    failed = (
-        Event.objects.filter(
-            pk__in=appended.new_event_ids, extraction_status=Event.ExtractionStatus.FAILED
-        )
-        .values_list("extraction_error", flat=True)
-        .first()
-    )
-    if failed is not None:
-        return {"status": "failed", "results": results, "error": failed}
+        event.extraction_status = now.get(event.pk, (event.extraction_status, ""))[0]
+    new = [now[pk] for pk in appended.new_event_ids if pk in now]
+    if any(status == Event.ExtractionStatus.PENDING for status, _ in new):
+        return {"status": "queued", "results": results}  # crashed inline; the sweeper retries
+    failed = [error for status, error in new if status == Event.ExtractionStatus.FAILED]
+    if failed:
+        return {"status": "failed", "results": results, "error": failed[0]}
     return {"status": "done", "results": results}
 
 

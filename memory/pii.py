@@ -23,7 +23,7 @@
                 "San Francisco"): they say where someone lives without finding their door
 
     [PII]       what is left of an identifier of the source statement after a rewrite cut it
-                out of shape (`redact_against`: the digit groups are the identifier's)
+                out of shape (`redact_against`, with the source's `identifier_groups`)
 
 Numbers that fail the checks stay: years ("2026"), prices ("8万", "80000"), times ("14:30"),
 dates ("2026-01-06"), order numbers that are not Luhn-valid, quantities.
@@ -237,16 +237,21 @@ _DIGIT_GROUP = re.compile(r"\d{3,}")
 _DIGIT_RUN = re.compile(r"(?<![0-9A-Za-z])\d[\d \-]*\d(?![0-9A-Za-z])")
 
 
-def redact_against(text: str, source: str) -> RedactionResult:
-    """`redact(text)`, and also what is left of an identifier of `source` that a rewrite cut
-    out of shape: "6214 8301 2 4455" (a card number missing a group) no longer looks like a
-    card, but its groups are the card's. A run of digits whose groups of three or more are all
-    groups of an identifier redacted from the source goes as [PII]."""
-    result = redact(text)
+def identifier_groups(source: str) -> frozenset[str]:
+    """The digit groups (three or more digits) of the identifiers `redact` takes out of
+    `source`: what `redact_against` looks for in a rewrite of it."""
     if not source:
-        return result
-    redacted_source = redact(source).text
-    secret = set(_DIGIT_GROUP.findall(source)) - set(_DIGIT_GROUP.findall(redacted_source))
+        return frozenset()
+    kept = set(_DIGIT_GROUP.findall(redact(source).text))
+    return frozenset(set(_DIGIT_GROUP.findall(source)) - kept)
+
+
+def redact_against(text: str, secret: frozenset[str]) -> RedactionResult:
+    """`redact(text)`, and also what is left of an identifier of the source statement that a
+    rewrite cut out of shape: "6214 8301 2 4455" (a card number missing a group) no longer
+    looks like a card, but its groups are the card's. A run of digits whose groups of three or
+    more are all groups of the source's identifiers (`identifier_groups`) goes as [PII]."""
+    result = redact(text)
     if not secret:
         return result
     found = dict(result.found)

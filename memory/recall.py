@@ -487,7 +487,9 @@ def recall_compute(*, subject: Subject | None, params: RecallParams) -> RecallRe
             )
         )
     scored.sort(key=lambda item: (-item.score, -item.memory.pk))
-    selected, context, tokens = _select_within_budget(scored, params, language, plan_query)
+    selected, context, tokens = _select_within_budget(
+        scored, params, language, plan_query, asks_about_the_person(params.query, route)
+    )
     timings["score"] = _ms(mark)
     return RecallResult(
         route,
@@ -591,14 +593,17 @@ def _relevant(
 
 
 def _select_within_budget(
-    scored: list[ScoredMemory], params: RecallParams, language: str, plan_query: bool = False
+    scored: list[ScoredMemory],
+    params: RecallParams,
+    language: str,
+    plan_query: bool = False,
+    personal: bool = True,
 ) -> tuple[list[ScoredMemory], str, int]:
     """Keep at most top_k memories and at most token_budget tokens, cutting by score."""
     header = CONTEXT_HEADER[language]
     used = count_tokens(header) + 1
     selected: list[ScoredMemory] = []
     wanted = topics.query_concepts(params.query)
-    personal = asks_about_the_person(params.query, route_query(params.query))
     for item in scored:
         if len(selected) >= params.top_k:
             item.cut = "top_k"

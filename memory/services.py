@@ -614,8 +614,10 @@ def _existing_for_decision(
 
 def _redacted_candidate(candidate: Candidate) -> Candidate:
     # against the quote too: what a rewrite left of an identifier the quote holds goes as well
+    secret = pii.identifier_groups(candidate.source_quote)
+
     def redact(text: str) -> str:
-        return pii.redact_against(text, candidate.source_quote).text if text else text
+        return pii.redact_against(text, secret).text if text else text
 
     return replace(
         candidate,

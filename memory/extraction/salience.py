@@ -409,7 +409,8 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
     if noise:
         return Signals(noise=noise)
     named = bool(named_things(core))
-    hedged = hedges_the_speaker(core) or bool(REPORTED_RE.search(core))
+    hedged = hedges_the_speaker(core)
+    reported = bool(REPORTED_RE.search(core))
     stance = bool(PREF_POS.search(core) or PREF_NEG.search(core))
     if stance and not named and DEICTIC.search(main_clause(core)) and short_remark(core):
         return Signals(noise="remark about the current reply")  # "I love this", "这个挺好"
@@ -433,9 +434,9 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         possession=bool(_POSSESSION.search(core)) or _implied_own(core),
         attribute=any(topics.concepts(core, words_of_one_char=False).values()),
         answer=answer,
-        hedged=hedges_the_speaker(core),
-        reported=bool(REPORTED_RE.search(core)),
-        made=made_change(core) and not hedged,
+        hedged=hedged,
+        reported=reported,
+        made=made_change(core) and not (hedged or reported),
     )
 
 

@@ -261,7 +261,7 @@ def amounts(text: str) -> dict[str, set[float]]:
         found.setdefault(m.group(2).lower(), set()).add(float(m.group(1).replace(",", "")))
     for m in _CURRENCY.finditer(text):
         value = float(m.group(2).replace(",", "")) * (1000 if m.group(3) else 1)
-        found.setdefault("$" if m.group(1) == "$" else m.group(1), set()).add(value)
+        found.setdefault(m.group(1), set()).add(value)
     return found
 
 

@@ -129,6 +129,9 @@ def _thing_for_it(sentence: str, previous: str) -> str:
     or not: "how often should I rotate the tires on a Model 3? it's our only car" → "the
     Model 3 is our only car"; "我那台 Mate 60 怎么迁移微信？它是公司配的" likewise. Unchanged
     when the previous sentence names no thing or several."""
+    it = _IT_EN.match(sentence) or _IT_ZH.match(sentence)
+    if it is None:
+        return sentence
     names = list(dict.fromkeys(n.removesuffix("'s") for n in topics.literal_names(previous)))
     # "Model 3" and its part "Model" are one thing, and so are "Kia" "EV6" written side by side
     names = [n for n in names if not any(n != m and n in m for m in names)]
@@ -139,13 +142,11 @@ def _thing_for_it(sentence: str, previous: str) -> str:
             names = [whole]
     if len(names) != 1 or kinds.kind_of(names[0]) in ("city", "person"):
         return sentence  # "…in Boston? it's cold here": the weather's "it", not the city
-    name = names[0]
-    if m := _IT_EN.match(sentence):
-        verb = "was" if m.group(0).lower().endswith("was") else "is"
-        return f"the {name} {verb}{sentence[m.end() :]}"
-    if m := _IT_ZH.match(sentence):
-        return f"{name}{sentence[m.end() :]}"
-    return sentence
+    name, rest = names[0], sentence[it.end() :]
+    if it.re is _IT_ZH:
+        return f"{name}{rest}"
+    verb = "was" if it.group(0).lower().endswith("was") else "is"
+    return f"the {name} {verb}{rest}"
 
 
 def _hedged_afterwards(hits: list[Hit], hit_sentence: list[int], sentences: list[str]) -> None:
@@ -181,9 +182,10 @@ def _sentence_hedged(sentence: str) -> bool:
     reports = [bool(REPORTED_RE.search(c)) for c in clauses]
     if not any(hedges + reports) or _made_in_a_clause_of_its_own(sentence):
         return False
-    first = next((i for i, c in enumerate(clauses) if _names_something(c)), 0)
+    named = [_names_something(c) for c in clauses]
+    first = named.index(True) if any(named) else 0
     return any(reports[: first + 1]) or any(
-        i <= first or not _names_something(clause) or _changes(clause)
+        i <= first or not named[i] or _changes(clause)
         for i, (clause, hedge) in enumerate(zip(clauses, hedges, strict=True))
         if hedge
     )
@@ -199,6 +201,8 @@ def _opens_with_doubt(sentence: str) -> bool:
     """A hedge before the sentence names anything of its own: the whole sentence as an
     afterthought ("maybe next year?"), or its leading clauses ("不过也就是想想啊，啥都没定，说不定
     卡罗拉再开两年")."""
+    if not HEDGE_RE.search(sentence):
+        return False
     leading = []
     for clause in split_clauses(sentence) or [sentence]:
         if _names_something(clause):

@@ -116,15 +116,17 @@ GENRE_RES = [(re.compile(rx, re.IGNORECASE), g) for rx, g in STYLE_GENRES]
 
 def _top_level(rx: str) -> list[str]:
     """A regex's alternatives at depth 0 ("a|(b|c)|d" → a, (b|c), d)."""
-    parts, depth, start = [], 0, 0
+    parts, depth, start, escaped = [], 0, 0, False
     for i, ch in enumerate(rx):
-        if ch == "\\":
-            continue
-        if ch in "([":
+        if escaped:
+            escaped = False  # "\|", "\(" are literal characters
+        elif ch == "\\":
+            escaped = True
+        elif ch in "([":
             depth += 1
         elif ch in ")]":
             depth -= 1
-        elif ch == "|" and depth == 0 and (i == 0 or rx[i - 1] != "\\"):
+        elif ch == "|" and depth == 0:
             parts.append(rx[start:i])
             start = i + 1
     parts.append(rx[start:])
