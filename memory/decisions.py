@@ -49,7 +49,13 @@ from dataclasses import dataclass, field
 from memory.extraction import kinds, replacement, topics
 from memory.extraction.base import Candidate
 from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
-from memory.extraction.rules.markers import CHANGE_RE, FIRM_RE, HEDGE_RE, changes_a_state
+from memory.extraction.rules.markers import (
+    CHANGE_RE,
+    FIRM_RE,
+    HEDGE_RE,
+    SELF_CORRECTION_RE,
+    changes_a_state,
+)
 from memory.extraction.words import word_class
 from memory.language.dates import WEEKDAY_VALUE
 from memory.language.text import split_clauses
@@ -442,6 +448,11 @@ def _topic_conflict(
     return best
 
 
+def _takes_back(candidate: Candidate) -> bool:
+    """The user said what they said before was wrong ("我记错了", "my mistake")."""
+    return bool(SELF_CORRECTION_RE.search(f"{candidate.source_quote}\n{candidate.content}"))
+
+
 def _adds_to_something(text: str) -> bool:
     """ "also likes Apple Music", "另外还有一台": the statement adds to what was said. Only its
     first clause tells: "医生把二甲双胍加到了850，另外让我每天走路" changes the dose and then
@@ -681,6 +692,10 @@ def _decide(
 
     if same_active:
         sim, mem = max(same_active, key=lambda x: (x[0], x[1].confidence))
+        if not hedged and _newer(occurred_at, mem.occurred_at) and _takes_back(candidate):
+            # "我说错了，过敏的是菠萝" after "对芒果过敏": the same question, answered again
+            # because the first answer was wrong — never a duplicate to merge into it
+            return Decision(SUPERSEDE, mem.id, f"corrects #{mem.id}: the user took it back")
         update = (
             not low
             and _newer(occurred_at, mem.occurred_at)

@@ -16,6 +16,10 @@
     [PHONE]     CN mobile (1[3-9]x, 11 digits; "138-1234-5678", "138 1234 5678", +86/0086),
                 CN landline with area code ("010-12345678", "0755-1234567", "(021)55501234"),
                 international "+<country> ..." numbers (8-15 digits) and NANP "415-555-0100"
+                and any 7-15 digit number right after a phone label ("電話 9123 4567", "cell:
+                0412 555 019")
+    [SECRET]    card security codes, PINs, one-time codes and passwords after their label
+                ("CVV 381", "验证码 4821", "password is hunter2")
     [PASSPORT]  passport numbers (after "passport"/"护照", or the CN E/G + 8 digits form)
     [ACCOUNT]   membership / frequent-flyer / account numbers introduced by such a label
     [ADDRESS]   the street-level part of a postal address: "锦绣路1888弄12号1502室", "2217 Fillmore
@@ -80,6 +84,20 @@ LABELLED_SSN_RE = re.compile(
     r"(?i)(ssn|social security(?:\s+(?:number|no\.?|#))?)" + _LABEL_SEP + r"(\d{9})(?!\d)"
 )
 # A card / bank word within a short distance before a card-shaped number makes it a card.
+# A label says what a number is where its shape does not: a local phone number without an area
+# code, a three-digit security code.
+LABELLED_PHONE_RE = re.compile(
+    r"(?i)((?:电话|電話|手机|手機|联系电话|聯絡電話|座机|\b(?:phone|tel|mobile|cell|whatsapp)\b)"
+    r"(?:\s*(?:number|no\.?|#|号码|號碼|号|號))?)"
+    + _LABEL_SEP
+    + r"(\+?\d(?:[ -]?\d){6,14})(?![0-9A-Za-z])"
+)
+LABELLED_SECRET_RE = re.compile(
+    r"(?i)((?:安全码|安全碼|验证码|驗證碼|密码|密碼|口令|\b(?:cvv2?|cvc2?|csc|pin|otp|passcode|"
+    r"password|security code|verification code)\b)(?:\s*(?:code|码|碼))?)"
+    + _LABEL_SEP
+    + r"((?=[^\s，,。]*\d)[0-9A-Za-z!@#$%^&*._-]{3,32})"
+)
 CARD_CONTEXT_RE = re.compile(
     r"(?i)(?:卡|银行|[招工建农中交]行|浦发|邮储|支付宝|card|visa|master\s?card|amex|debit|credit|bank)"
     r"[^。.!！?？\n]{0,16}$"
@@ -208,6 +226,7 @@ def redact(text: str) -> RedactionResult:
         return raw
 
     out = BANK_CARD_RE.sub(card_sub, out)
+    out = LABELLED_SECRET_RE.sub(keep_label("SECRET"), out)
     out = CN_MOBILE_RE.sub(lambda m: bump("PHONE"), out)
     out = CN_LANDLINE_RE.sub(lambda m: bump("PHONE"), out)
 
@@ -216,6 +235,7 @@ def redact(text: str) -> RedactionResult:
 
     out = INTL_RE.sub(intl_sub, out)
     out = NANP_RE.sub(lambda m: bump("PHONE"), out)
+    out = LABELLED_PHONE_RE.sub(keep_label("PHONE"), out)
 
     def account_sub(m: re.Match) -> str:
         value = m.group(3)

@@ -8,7 +8,9 @@ from memory.pii import redact
 
 register = template.Library()
 
-_PLACEHOLDER = re.compile(r"\[(PHONE|EMAIL|ID_CARD|BANK_CARD|PASSPORT|ACCOUNT|SSN|ADDRESS)\]")
+_PLACEHOLDER = re.compile(
+    r"\[(PHONE|EMAIL|ID_CARD|BANK_CARD|PASSPORT|ACCOUNT|SSN|ADDRESS|SECRET|PII)\]"
+)
 MASK = "▇▇▇"
 
 

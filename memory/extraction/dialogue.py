@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from memory.extraction.topics import recent_concepts
+from memory.extraction.topics import concept_word, concepts, recent_concepts
 from memory.extraction.words import words
 from memory.language.text import CJK
 from memory.language.tokens import pos_cut
@@ -189,11 +189,28 @@ class DialogueState:
         user was talking about, narrowed by the aspect the assistant asked for ("trip" +
         "airline", "冰箱" + a generic "牌子" → "冰箱")."""
         low = clause.lower()
-        thing = next((n for n in self.topics if n.lower() not in low), "")
         aspect = next((n for n in self.question_topics if n.lower() not in low), "")
+        # the aspect asked for is one of a thing, not of a place or a person ("预算" of the
+        # 空调 talked about, not of 重庆 where the user lives)
+        things = [n for n in self.topics if n.lower() not in low]
+        if aspect:
+            things = [n for n in things if not _a_place_or_person(n)] or things
+        thing = next(iter(things), "")
         if thing and aspect and aspect not in thing:
             return f"{thing}的{aspect}" if CJK.search(thing + aspect) else f"{thing} {aspect}"
         return thing or aspect
+
+
+def _concept_words_in(question: str) -> list[str]:
+    """Topic words a question asks about when the tagger reads none as a noun ("预算大概多
+    少？": 预算 is tagged a verb)."""
+    zh = bool(CJK.search(question))
+    named = (concept_word(c, zh) for c in concepts(question, words_of_one_char=False))
+    return [w for w in named if w and w in question]
+
+
+def _a_place_or_person(noun: str) -> bool:
+    return any(flag.startswith(("ns", "nr")) for _, flag in pos_cut(noun))
 
 
 def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
@@ -213,7 +230,7 @@ def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
         for noun in head_nouns(text):
             if noun not in recent:
                 recent.append(noun)
-    q_topics = tuple(head_nouns(question)) if question else ()
+    q_topics = tuple(head_nouns(question) or _concept_words_in(question)) if question else ()
     earlier = [
         (t.content or "") if t.role == "user" else last_question(t.content or "")
         for t in turns[start:idx]

@@ -25,7 +25,7 @@ from dataclasses import replace
 from memory.extraction import salience
 from memory.extraction.dialogue import DialogueState
 from memory.extraction.rules.hits import SAFETY_HEDGED_CONFIDENCE, Hit
-from memory.extraction.rules.markers import HEDGE_RE
+from memory.extraction.rules.markers import HEDGE_RE, only_takes_back
 from memory.extraction.rules.rewrite import rewrite, third_person
 from memory.extraction.slots.derive import derive_slot
 from memory.language.text import CJK, split_clauses
@@ -159,7 +159,13 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     kept: list[str] = []
     signals: list[salience.Signals] = []
     after_request = False
+    previous_kept = False  # the clause before this one was kept
+    corrected = False  # "我说错了，…": what follows replaces what was said
     for clause in clauses:
+        kept_before, previous_kept = previous_kept, False
+        if only_takes_back(clause):
+            corrected = True
+            continue
         sig = salience.analyse(clause, answer=answer)
         if sig.noise == "one-off request" and recurring:
             sig = replace(
@@ -180,8 +186,12 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
             continue  # "座位写我" is an argument of the request; "我吃素的" is about the user
         after_request = False
         stated = sig.content >= 2 and not salience.is_question(clause)
+        # a name right after a clause about the user says what it was ("我家就一辆车，比亚迪海豹")
+        apposition = sig.named and kept_before and signals[-1].personal
         if question and not (
-            (salience.says_i(clause) if doubted else sig.first_person or stated) or sig.possession
+            (salience.says_i(clause) if doubted else sig.first_person or stated)
+            or sig.possession
+            or apposition
         ):
             # "Tabs or spaces, what do most people use?"; a sentence the user doubts ("听同事讲
             # 都用 Arc 了，真的假的") holds no fact about them unless they name themselves. A
@@ -189,6 +199,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
             continue
         kept.append(clause.strip())
         signals.append(sig)
+        previous_kept = True
     if any(s.content for s in signals):
         # "量了一下，门宽只有65公分": clauses without content around one with content are filler
         pairs = [(c, s) for c, s in zip(kept, signals, strict=True) if s.content or s.personal]
@@ -200,6 +211,8 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     if len(body) < (2 if zh else 3):
         return None
     merged = salience.Signals.merge(signals, answer=answer)
+    if corrected:
+        merged = replace(merged, change=True)
     ellipsis = salience.elliptical(body)
     if ellipsis and not _NEGATED.search(body) and state.referent(body):
         # a choice among the options the assistant just offered ("the black one")

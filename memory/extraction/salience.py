@@ -47,6 +47,7 @@ from memory.extraction.words import word_class, words
 from memory.language.dates import DAY_RE, TIME_OF_DAY_RE
 from memory.language.text import CJK, looks_like_question, split_clauses
 from memory.language.tokens import pos_cut
+from memory.pii import redact
 
 EMOJI = re.compile(
     "[\U0001f300-\U0001faff\U00002600-\U000027bf\U0001f000-\U0001f2ff\u2b50\u2b55\u200d\ufe0f]"
@@ -101,6 +102,24 @@ def _quantity() -> re.Pattern:
     units = sorted(words("units"), key=len, reverse=True)
     alt = "|".join(re.escape(u) for u in units)
     return re.compile(rf"{_NUM}\s*(?:{alt})(?![A-Za-z])", re.I)
+
+
+# An amount without a unit after it is still a value: a price ("spend up to $1,500", "¥3999"),
+# or a figure too long or too precise to be a count ("月租 6800", "利率 3.55") — not a year, a
+# clock time, a date, a version, nor the digits of a phone or card number.
+_AMOUNT_ALONE = re.compile(
+    r"[$¥￥€£]\s*\d"
+    r"|(?<![\d.:/\-A-Za-z])(?!(?:19|20)\d\d(?!\d))\d{3,}(?:,\d{3})*(?:\.\d+)?(?![\d:/\-])"
+    r"|(?<![\d.:/\-A-Za-z])\d{1,3}(?:,\d{3})+(?![\d:/\-])"
+    r"|(?<![\d.:/\-A-Za-z])\d+\.\d+(?![\d.:/\-])"
+)
+
+
+def has_quantity(text: str) -> bool:
+    """A measured or counted amount ("82公斤", "两个小时"), a price or a bare figure."""
+    if _quantity().search(text):
+        return True
+    return bool(_AMOUNT_ALONE.search(text) and _AMOUNT_ALONE.search(redact(text).text))
 
 
 @cache
@@ -326,6 +345,8 @@ def momentary(text: str) -> bool:
 
     if STANDING_RE.search(text) or _HABIT.search(text) or PLAN_RE.search(text):
         return False
+    if word_class("body_readings").search(text) and re.search(r"\d", text):
+        return False  # "今早称了78.5kg" was measured today and is the weight until the next
     if word_class("transient_states").search(text):
         return True  # "现在好饿" is hunger, not a change of anything
     if _ONE_TIME.search(text):
@@ -416,7 +437,7 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         return Signals(noise="remark about the current reply")  # "I love this", "这个挺好"
     return Signals(
         named=named,
-        quantity=bool(_quantity().search(core)),
+        quantity=has_quantity(core),
         time=bool(
             TIME_RE.search(core)
             or DAY_RE.search(core)

@@ -253,15 +253,54 @@ def _measure() -> re.Pattern:
     return re.compile(rf"(?<![\d.])({_AMOUNT})\s*({alt})(?![A-Za-z])", re.I)
 
 
+# One unit, several spellings: "82公斤" and "78.5kg" measure one thing.
+_SAME_UNIT = {
+    "千克": "kg",
+    "公斤": "kg",
+    "kilos": "kg",
+    "lbs": "lb",
+    "pounds": "lb",
+    "公分": "cm",
+    "厘米": "cm",
+    "毫米": "mm",
+    "千米": "km",
+    "公里": "km",
+    "毫克": "mg",
+    "毫升": "ml",
+    "元": "¥",
+    "块": "¥",
+    "￥": "¥",
+    "美元": "$",
+    "刀": "$",
+    "dollars": "$",
+    "bucks": "$",
+    "usd": "$",
+}
+# A figure with no unit ("月租 6800", "房租 4500 一个月"): three digits or more, or a decimal;
+# not a year, a clock time, a date, a version or part of a name ("RTX4050").
+_FIGURE = re.compile(
+    r"(?<![\d.:/\-A-Za-z$¥￥€£])(?!(?:19|20)\d\d(?!\d))(\d{3,}(?:,\d{3})*(?:\.\d+)?|\d+\.\d+)"
+    r"(?![\d.:/\-A-Za-z%])"
+)
+
+
 def amounts(text: str) -> dict[str, set[float]]:
     """The measured amounts a statement names, by unit: "sertraline 50mg" → {mg: {50}},
-    "rent $2,800" → {$: {2800}}, "82公斤" → {公斤: {82}}. Not counts of time."""
+    "rent $2,800" → {$: {2800}}, "82公斤" → {kg: {82}}; figures without a unit under "#"
+    ("月租 6800" → {#: {6800}}). Not counts of time."""
     found: dict[str, set[float]] = {}
+    spans: list[tuple[int, int]] = []
     for m in _measure().finditer(text):
-        found.setdefault(m.group(2).lower(), set()).add(float(m.group(1).replace(",", "")))
+        unit = m.group(2).lower()
+        found.setdefault(_SAME_UNIT.get(unit, unit), set()).add(float(m.group(1).replace(",", "")))
+        spans.append(m.span())
     for m in _CURRENCY.finditer(text):
         value = float(m.group(2).replace(",", "")) * (1000 if m.group(3) else 1)
-        found.setdefault(m.group(1), set()).add(value)
+        found.setdefault(_SAME_UNIT.get(m.group(1), m.group(1)), set()).add(value)
+        spans.append(m.span())
+    for m in _FIGURE.finditer(text):
+        if not any(a <= m.start() < b for a, b in spans):
+            found.setdefault("#", set()).add(float(m.group(1).replace(",", "")))
     return found
 
 

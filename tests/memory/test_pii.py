@@ -195,3 +195,25 @@ def test_a_card_number_with_laughter_digits_never_reaches_a_memory(cast):
     texts = " ".join(f"{m.content} {m.source_quote} {m.search_text}" for m in Memory.objects.all())
     for group in ("6214", "8301", "2233", "4455"):
         assert group not in texts
+
+
+@pytest.mark.parametrize(
+    "text,kind,raw",
+    [
+        ("電話 9123 4567，下午打", "PHONE", "9123 4567"),
+        ("my cell: 0412 555 019", "PHONE", "0412 555 019"),
+        ("卡号后面的 CVV 927 也发你", "SECRET", "927"),
+        ("验证码 5521 别告诉别人", "SECRET", "5521"),
+        ("the wifi password is tulip77", "SECRET", "tulip77"),
+    ],
+)
+def test_a_label_says_what_a_number_is(text, kind, raw):
+    result = redact(text)
+    assert raw not in result.text and result.found.get(kind) == 1, result
+
+
+@pytest.mark.parametrize(
+    "text", ["I phone my mom 2 times a day", "my password is long", "密码是多少", "pin 3 photos"]
+)
+def test_labels_without_a_value_take_nothing(text):
+    assert redact(text).text == text

@@ -46,6 +46,7 @@ from memory.extraction.rules.markers import (
     CHANGE_RE,
     HEDGE_RE,
     REPORTED_RE,
+    SAFETY_RE,
     STANDING_RE,
     TIME_RE,
     changes_a_state,
@@ -90,7 +91,7 @@ def _episode_only(hit: Hit, sentence: str) -> bool:
         return False
     if STANDING_RE.search(sentence) or SELF_PREF.search(sentence):
         return False
-    return is_episode(sentence)
+    return is_episode(sentence) and not SAFETY_RE.search(sentence)
 
 
 def _takes_back(text: str) -> bool:
@@ -132,7 +133,12 @@ def _thing_for_it(sentence: str, previous: str) -> str:
     it = _IT_EN.match(sentence) or _IT_ZH.match(sentence)
     if it is None:
         return sentence
-    names = list(dict.fromkeys(n.removesuffix("'s") for n in topics.literal_names(previous)))
+    # a figure with its unit ("a 120V outlet") is a measure, not a thing
+    names = [
+        n
+        for n in dict.fromkeys(n.removesuffix("'s") for n in topics.literal_names(previous))
+        if not n[:1].isdigit()
+    ]
     # "Model 3" and its part "Model" are one thing, and so are "Kia" "EV6" written side by side
     names = [n for n in names if not any(n != m and n in m for m in names)]
     spans = sorted((previous.find(n), previous.find(n) + len(n)) for n in names)
@@ -294,10 +300,13 @@ class RuleExtractor:
             if hit is None and n == 0 and prev_reply:
                 # the first words after the assistant's question answer it
                 hit = answer(sentence, lang, prev_reply, state)
-            elif hit is None and (changed_state or not is_episode(sentence)):
+            elif hit is None and (
+                changed_state or not is_episode(sentence) or SAFETY_RE.search(sentence)
+            ):
                 # no specific detector knew the wording: the general one judges salience. A past
                 # event that changed a one-at-a-time fact ("上个月底搬到成都了") is also the new
-                # state, which replaces the old one.
+                # state, which replaces the old one; an allergy told with a plan ("周六去野餐，他
+                # 对猕猴桃过敏") outlives the plan.
                 hit = general.detect(sentence, state, answer=False)
             elif hit is not None and noise_only(sentence):
                 hit = None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from memory.extraction.rules.markers import FIRST_PERSON, PREF_NEG, PREF_POS
+from memory.extraction.rules.markers import FIRST_PERSON, PREF_NEG, PREF_POS, only_takes_back
 from memory.language.redaction import beyond_pii, contains_pii
 from memory.language.text import CJK, split_clauses
 
@@ -115,8 +115,8 @@ def kept_clauses(full: str, lang: str, *, standing: bool, hedged: bool) -> tuple
         core = clause_core(clause)
         if not core or ACK_RE.match(core):
             continue
-        if FILLER_RE.match(core):
-            signal.append(core)
+        if FILLER_RE.match(core) or only_takes_back(core):
+            signal.append(core)  # "我说错了" marks the rest as a change and says nothing
             continue
         if not standing and (TASK_ZH.match(core) or TASK_EN.match(core)):
             after_task = True

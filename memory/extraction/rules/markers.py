@@ -60,7 +60,23 @@ FIRM_RE = _alt(FIRM_ZH + FIRM_EN)
 
 # A statement of a change ("新房东是…", "教练换了", "搬家了", "no longer…", "it's now…") is
 # itself evidence that it is the current state: as firm as an explicit update marker.
-CHANGE_RE = _alt(CHANGE_ZH + CHANGE_EN)
+# Taking back a value one gave ("我说错了，过敏的是菠萝", "my mistake, the rate is 3.55%"): what
+# follows is the right one, a change of what was said.
+SELF_CORRECTION_RE = word_class("self_corrections")
+CHANGE_RE = _alt([*CHANGE_ZH, *CHANGE_EN, SELF_CORRECTION_RE.pattern])
+_TAKING_BACK_ONLY = re.compile(
+    r"我|咱|等等|等一?下|不好意思|抱歉|[啊呀哦吧了的哈]|"
+    r"\b(?:I|sorry|oh|oops|wait|hold on|no|about (?:that|it|this))\b|[\W_]",
+    re.IGNORECASE,
+)
+
+
+def only_takes_back(clause: str) -> bool:
+    """A clause that does nothing but take back what was said ("等下 我说错了", "sorry, my
+    mistake"): the statement after it is the correction, the clause itself says nothing."""
+    if not SELF_CORRECTION_RE.search(clause):
+        return False
+    return not _TAKING_BACK_ONLY.sub("", SELF_CORRECTION_RE.sub(" ", clause))
 
 
 def changes_a_state(text: str) -> bool:

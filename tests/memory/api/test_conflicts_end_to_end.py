@@ -76,6 +76,39 @@ def test_a_hedged_change_leaves_the_old_fact_active(cast, use_embedder):
     assert not any("移动" in m for m in memories("u1", "active"))
 
 
+@pytest.mark.parametrize(
+    "turns,old,new",
+    [
+        (
+            [
+                ("user", "我儿子对猕猴桃过敏，带水果去幼儿园要注意什么"),
+                ("assistant", "可以带苹果、葡萄和香蕉，避开猕猴桃。"),
+                ("user", "啊我记错了，他过敏的是桃子，猕猴桃他一直吃的"),
+            ],
+            "猕猴桃过敏",
+            "桃子",
+        ),
+        (
+            [
+                ("user", "our lease renewal is due in August, any negotiating tips?"),
+                ("assistant", "Start talking to the landlord about 60 days ahead."),
+                ("user", "my mistake, the lease renewal is due in October"),
+            ],
+            "August",
+            "October",
+        ),
+    ],
+)
+def test_taking_back_what_was_said_replaces_it_in_the_same_conversation(
+    cast, use_embedder, turns, old, new
+):
+    post_session(cast.alice_client, "u1", "s1", turns, 1)
+    active = memories("u1", "active")
+    assert any(new in m for m in active), active
+    assert not any(old in m for m in active), active
+    assert any(old in m for m in memories("u1", "superseded")), memories("u1", "superseded")
+
+
 def test_a_change_of_something_else_replaces_nothing(cast, use_embedder):
     c = cast.alice_client
     post_session(c, "u1", "s1", [("user", "我对花生过敏，点菜的时候注意一下")], 1)

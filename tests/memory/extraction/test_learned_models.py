@@ -186,7 +186,7 @@ def test_amounts_are_read_by_unit_and_time_is_no_amount():
     assert topics.amounts("budget is $1,200, ibuprofen 400mg, 体重65公斤") == {
         "$": {1200.0},
         "mg": {400.0},
-        "公斤": {65.0},
+        "kg": {65.0},
     }
     assert topics.amounts_differ("now on 40mg", "on 20mg")
     assert not topics.amounts_differ("for two weeks", "for three months")

@@ -1,0 +1,109 @@
+"""Values are part of the fact: a price or a bare figure ("月供 5200", "up to $2,150"), a name
+standing beside a statement ("就一台电脑，ThinkPad X1"), a weight measured today; and taking
+back what one said ("我记错了", "my mistake") makes the rest a change. Examples written for
+these tests."""
+
+import datetime as dt
+
+import pytest
+
+from memory.extraction.base import Turn
+from memory.extraction.rules.extractor import RuleExtractor
+from memory.extraction.rules.markers import only_takes_back
+from memory.extraction.salience import has_quantity
+
+T0 = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)
+
+
+def _extract(*texts: str):
+    turns = [Turn(role="user", content=t, event_id=i, occurred_at=T0) for i, t in enumerate(texts)]
+    return RuleExtractor().extract(turns).candidates
+
+
+def _contents(*texts: str) -> list[str]:
+    return [c.content for c in _extract(*texts)]
+
+
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("月供 5200，压力挺大", "5200"),
+        ("the landlord agreed, so I'll pay $2,150 for the new place", "$2,150"),
+        ("我们家就一台电脑，ThinkPad X1，装 Ubuntu 行不行？", "ThinkPad"),
+        ("this morning I weighed 164 lbs", "164"),
+        ("今天早上称了一下，63.5公斤", "63.5"),
+    ],
+)
+def test_the_value_of_a_statement_is_kept(text, value):
+    assert any(value in c for c in _contents(text)), _contents(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["1200", "$99", "¥3999", "利率 3.55", "budget is 1,200", "月租 6800"]
+)
+def test_prices_and_bare_figures_are_quantities(text):
+    assert has_quantity(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["in 2026", "10:30", "iPhone 15", "phone 186 2105 7733", "版本 1.2.3", "2026-03-04"]
+)
+def test_years_times_versions_and_identifiers_are_not_figures(text):
+    assert not has_quantity(text)
+
+
+def test_it_after_a_question_is_the_thing_named_not_its_measure():
+    text = "how do I clean the filter on a Dyson V15 with a 240W motor? it's our only vacuum"
+    assert any("Dyson V15 is the user's only vacuum" in c for c in _contents(text))
+
+
+def test_momentary_states_still_are_not_memories():
+    assert _contents("今天好困啊") == []
+
+
+@pytest.mark.parametrize(
+    "clause,alone",
+    [
+        ("等下 我说错了", True),
+        ("sorry, my mistake", True),
+        ("oops I was wrong about that", True),
+        ("我说错了什么吗", False),
+        ("过敏的是菠萝", False),
+    ],
+)
+def test_a_clause_that_only_takes_back(clause, alone):
+    assert only_takes_back(clause) is alone
+
+
+@pytest.mark.parametrize(
+    "text,kept,gone",
+    [
+        ("我记错了，车险是下个月15号到期", "车险是下个月15号到期", "记错"),
+        ("oops I was wrong about that, my sister lives in Leeds", "sister lives in Leeds", "wrong"),
+    ],
+)
+def test_taking_back_makes_the_rest_a_firm_change(text, kept, gone):
+    found = [c for c in _extract(text) if kept in c.content]
+    assert found, _contents(text)
+    assert found[0].confidence >= 0.9
+    assert gone not in found[0].content
+
+
+def test_one_unit_spelled_two_ways_is_one_unit():
+    from memory.extraction.topics import amounts_differ
+
+    assert amounts_differ("今早称了 71.2kg", "用户体重 74 公斤")
+    assert not amounts_differ("体重还是 74kg", "用户体重 74 公斤")
+    assert amounts_differ("月租 5200", "房租 3900 一个月")
+
+
+def test_an_answer_to_how_much_is_about_the_thing_not_the_city():
+    from memory.extraction.dialogue import dialogue_state
+
+    turns = [
+        Turn(role="user", content="我在成都高新区，想给书房买台投影仪，墙大概三米宽"),
+        Turn(role="assistant", content="三米宽的墙可以投100寸左右。预算大概多少？"),
+        Turn(role="user", content="五千左右吧"),
+    ]
+    topic = dialogue_state(turns, 2).topic_for("五千左右")
+    assert "预算" in topic and "成都" not in topic, topic
