@@ -40,6 +40,7 @@ from memory.extraction.rules.filters import (
     BACK_TO_REAL,
     COLON_RE,
     kept_clauses,
+    without_material,
 )
 from memory.extraction.rules.hits import Hit
 from memory.extraction.rules.markers import (
@@ -263,6 +264,7 @@ class RuleExtractor:
             )
             prev_is_last = idx > 0 and turns[idx - 1].role == "assistant"
             state = dialogue_state(turns, idx)
+            turn = replace(turn, content=without_material(turn.content))
             found = self._turn(turn, idx, prev_asst if prev_is_last else "", prev_asst, state)
             if _takes_back(turn.content):
                 candidates = _doubt_turn(candidates, _previous_user_turn(turns, idx, new_from))

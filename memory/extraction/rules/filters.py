@@ -139,3 +139,23 @@ def kept_clauses(full: str, lang: str, *, standing: bool, hedged: bool) -> tuple
     if len(body) < (3 if CJK.search(body) else 8):
         return None
     return body, " ".join(signal)
+
+
+# "把这句话翻成英文：…", "summarize this for me: …": what follows the colon is material to work
+# on — somebody's text, an article — not something the user says about themselves.
+_WORK_ON_TEXT = re.compile(
+    r"^[^:：\n]{0,30}?(?:翻译|翻成|译成|总结|概括|润色|改写|校对|缩写|扩写|精简|"
+    r"\b(?:summari[sz]e|translate|paraphrase|polish|rewrite|proofread|shorten|tl;?dr)\b)"
+    r"[^:：\n]{0,20}[:：]",
+    re.IGNORECASE,
+)
+
+
+_ABOUT_ME = re.compile(r"我的|关于我|\b(?:my|about me)\b", re.IGNORECASE)
+
+
+def without_material(text: str) -> str:
+    """`text` without a text-work request and the material it hands over ("帮我润色一下：…"
+    → ""); kept when the material is the user's own ("总结一下我的情况：…")."""
+    m = _WORK_ON_TEXT.match(text.strip())
+    return "" if m and not _ABOUT_ME.search(m.group(0)) else text

@@ -107,3 +107,19 @@ def test_an_answer_to_how_much_is_about_the_thing_not_the_city():
     ]
     topic = dialogue_state(turns, 2).topic_for("五千左右")
     assert "预算" in topic and "成都" not in topic, topic
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "把这段话译成日语：感谢您一直以来的支持，我们下周一恢复发货。",
+        "pls proofread this for me: Our team will attend the Lisbon summit on May 4.",
+    ],
+)
+def test_material_handed_over_to_work_on_is_not_the_users(text):
+    assert _contents(text) == []
+
+
+def test_the_users_own_material_is_kept():
+    contents = _contents("帮我总结一下我的情况：我在苏州做硬件工程师，家里养了两只猫")
+    assert any("硬件工程师" in c for c in contents), contents
