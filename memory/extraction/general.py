@@ -200,8 +200,15 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         kept.append(clause.strip())
         signals.append(sig)
         previous_kept = True
+    read = list(signals)
     if any(s.content for s in signals):
-        # "量了一下，门宽只有65公分": clauses without content around one with content are filler
+        # "量了一下，门宽只有65公分": clauses without content around one with content are filler;
+        # a clause that is nothing but a hedge still doubts the sentence ("…吧，maybe，…")
+        read = [
+            s
+            for c, s in zip(kept, signals, strict=True)
+            if s.content or s.personal or (s.hedged and not clean(HEDGE_RE.sub("", c)))
+        ]
         pairs = [(c, s) for c, s in zip(kept, signals, strict=True) if s.content or s.personal]
         kept, signals = [c for c, _ in pairs], [s for _, s in pairs]
     if not kept:
@@ -210,7 +217,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     body = clean(("" if zh else " ").join(kept))
     if len(body) < (2 if zh else 3):
         return None
-    merged = salience.Signals.merge(signals, answer=answer)
+    merged = salience.Signals.merge(read, answer=answer)
     if corrected:
         merged = replace(merged, change=True)
     ellipsis = salience.elliptical(body)

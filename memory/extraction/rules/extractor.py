@@ -238,6 +238,7 @@ _SPAN_OF_TIME = re.compile(
 def _names_something(sentence: str) -> bool:
     """Whether a sentence names a thing of its own, past its hedge and time words."""
     rest = _SPAN_OF_TIME.sub(" ", TIME_RE.sub(" ", HEDGE_RE.sub(" ", sentence)))
+    rest = general.clean(rest)  # "Well, …", "lol": fillers and laughter name nothing
     return bool(topics.literal_names(rest) or head_nouns(rest) or topics.common_nouns(rest))
 
 

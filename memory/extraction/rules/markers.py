@@ -101,7 +101,8 @@ def made_change(text: str) -> bool:
 
 
 _AHEAD = re.compile(
-    r"下个?(?:月|周|星期|季度|学期)|明年|明天|后天|将要|即将|\bwill\b|'ll\b|\bgoing to\b|"
+    r"下个?(?:月|周|星期|季度|学期)|下半年|年底|年后|回头|改天|过(?:段|阵|几天)|明年|明天|后天|将要|即将|"
+    r"\bwill\b|'ll\b|\bgoing to\b|\blater this year\b|\bsomeday\b|\beventually\b|"
     r"\bnext (?:week|month|year|term|semester|spring|summer|fall|autumn|winter)\b|\bsoon\b",
     re.IGNORECASE,
 )

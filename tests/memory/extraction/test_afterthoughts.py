@@ -142,3 +142,26 @@ def test_taking_back_a_request_leaves_a_change_made_alone():
         "算了，我自己弄吧",
     )
     assert _about(found, "联通").confidence >= 0.7
+
+
+@pytest.mark.parametrize(
+    "text,word",
+    [
+        # a clause that is only a hedge, between two that say something
+        ("年底换个大点的房子吧，maybe，看首付攒得怎么样", "房子"),
+        # a filler opening the afterthought names nothing
+        (
+            "I'm going to move to Denver. Well, that's the dream anyway, I haven't even looked at flats.",
+            "Denver",
+        ),
+    ],
+)
+def test_a_bare_hedge_or_a_dream_afterwards_doubts_the_plan(text, word):
+    assert _about(_extract(text), word).confidence < 0.6
+
+
+def test_a_kind_of_thing_is_no_hedge():
+    found = _about(
+        _extract("I'm more of a blues guy, BB King, Muddy Waters, that kind of thing."), "blues"
+    )
+    assert found.confidence >= 0.6
