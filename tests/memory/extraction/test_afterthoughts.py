@@ -151,7 +151,8 @@ def test_taking_back_a_request_leaves_a_change_made_alone():
         ("年底换个大点的房子吧，maybe，看首付攒得怎么样", "房子"),
         # a filler opening the afterthought names nothing
         (
-            "I'm going to move to Denver. Well, that's the dream anyway, I haven't even looked at flats.",
+            "I'm going to move to Denver. Well, that's the dream anyway, "
+            "I haven't even looked at flats.",
             "Denver",
         ),
     ],
