@@ -448,7 +448,7 @@ def _topic_conflict(
     return best
 
 
-def _takes_back(candidate: Candidate) -> bool:
+def _corrects_itself(candidate: Candidate) -> bool:
     """The user said what they said before was wrong ("我记错了", "my mistake")."""
     return bool(SELF_CORRECTION_RE.search(f"{candidate.source_quote}\n{candidate.content}"))
 
@@ -692,7 +692,7 @@ def _decide(
 
     if same_active:
         sim, mem = max(same_active, key=lambda x: (x[0], x[1].confidence))
-        if not hedged and _newer(occurred_at, mem.occurred_at) and _takes_back(candidate):
+        if not hedged and _newer(occurred_at, mem.occurred_at) and _corrects_itself(candidate):
             # "我说错了，过敏的是菠萝" after "对芒果过敏": the same question, answered again
             # because the first answer was wrong — never a duplicate to merge into it
             return Decision(SUPERSEDE, mem.id, f"corrects #{mem.id}: the user took it back")
