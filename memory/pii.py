@@ -4,7 +4,9 @@
 
     [EMAIL]     e-mail addresses
     [ID_CARD]   18-digit Chinese resident ID (GB 11643 checksum incl. X, plausible birth date);
-                a 15/18-digit number labelled "身份证"/"ID card" is redacted without the check
+                a 15/18-digit number labelled "身份证"/"ID card" is redacted without the check,
+                and so is an ID-shaped one with an ID word shortly before it ("挂号要填身份证，
+                我的是1101…")
     [ID_CARD]   also national ID forms whose shape identifies them: Singapore NRIC/FIN
                 ("S8234567D"), Hong Kong ("A123456(7)"), and any
                 alphanumeric value labelled NRIC / FIN / national ID / 证件号
@@ -22,6 +24,8 @@
                 ("CVV 381", "验证码 4821", "password is hunter2")
     [PASSPORT]  passport numbers (after "passport"/"护照", or the CN E/G + 8 digits form)
     [ACCOUNT]   membership / frequent-flyer / account numbers introduced by such a label
+    [HANDLE]    messaging handles after their label ("微信 ly_shoots_2020", "QQ 12345678",
+                "ig @li.wei_99"): a way to reach the person as direct as a phone number
     [ADDRESS]   the street-level part of a postal address: "锦绣路1888弄12号1502室", "2217 Fillmore
                 St Apt 4C", "Blk 123 … #04-56", "Flat 12B"; the district and city stay ("浦东新区",
                 "San Francisco"): they say where someone lives without finding their door
@@ -98,6 +102,19 @@ LABELLED_SECRET_RE = re.compile(
     + _LABEL_SEP
     + r"((?=[^\s，,。]*\d)[0-9A-Za-z!@#$%^&*._-]{3,32})"
 )
+# An ID-card-shaped number (region, birth date, sequence) with an ID word shortly before it
+# ("挂号要填身份证，我的是1101…") is an ID card even when a typo breaks its checksum.
+ID_CONTEXT_RE = re.compile(
+    r"(?i)(?:身份证|证件|居民证|\bid\b|national id|id card)[^。.!！?？\n]{0,24}$"
+)
+# Messaging handles after their label ("微信 ly_shoots_2020", "QQ: 12345678", "telegram @li_wei").
+LABELLED_HANDLE_RE = re.compile(
+    r"(?i)((?:微信号?|微信ID|(?<![A-Za-z])(?:vx|wx)(?![A-Za-z])|QQ号?|企业微信|钉钉号?|小红书号?|抖音号?|微博|"
+    r"\b(?:wechat(?:\s+id)?|weixin|telegram|tg|line\s+id|instagram|ig|discord|skype|signal|"
+    r"twitter|x handle|handle)\b))"
+    + _LABEL_SEP
+    + r"(@?(?=[A-Za-z0-9_.-]*[\d_])[A-Za-z0-9][A-Za-z0-9_.-]{4,29})(?![0-9A-Za-z_])"
+)
 CARD_CONTEXT_RE = re.compile(
     r"(?i)(?:卡|银行|[招工建农中交]行|浦发|邮储|支付宝|card|visa|master\s?card|amex|debit|credit|bank)"
     r"[^。.!！?？\n]{0,16}$"
@@ -146,10 +163,16 @@ class RedactionResult:
 def valid_id_card(number: str) -> bool:
     """18-digit PRC resident ID: checksum and a plausible birth date."""
     digits = re.sub(r"\s", "", number).upper()
-    if not re.fullmatch(r"\d{17}[\dX]", digits):
+    if not id_shaped(digits):
         return False
     total = sum(int(d) * w for d, w in zip(digits[:17], _ID_WEIGHTS, strict=True))
-    if _ID_CHECK[total % 11] != digits[17]:
+    return _ID_CHECK[total % 11] == digits[17]
+
+
+def id_shaped(number: str) -> bool:
+    """The shape of an 18-digit PRC resident ID: a region code and a plausible birth date."""
+    digits = re.sub(r"\s", "", number).upper()
+    if not re.fullmatch(r"\d{17}[\dX]", digits):
         return False
     if digits[0] not in "123456789":
         return False
@@ -204,7 +227,12 @@ def redact(text: str) -> RedactionResult:
     out = EMAIL_RE.sub(lambda m: bump("EMAIL"), text)
 
     def id_sub(m: re.Match) -> str:
-        return bump("ID_CARD") if valid_id_card(m.group(0)) else m.group(0)
+        if valid_id_card(m.group(0)):
+            return bump("ID_CARD")
+        before = m.string[max(0, m.start() - _CARD_CONTEXT_WINDOW) : m.start()]
+        if id_shaped(m.group(0)) and ID_CONTEXT_RE.search(before):
+            return bump("ID_CARD")
+        return m.group(0)
 
     out = ID_CARD_RE.sub(id_sub, out)
     # A number explicitly labelled as an ID card is redacted even when its checksum is off.
@@ -244,6 +272,7 @@ def redact(text: str) -> RedactionResult:
         return keep_label("ACCOUNT")(m)
 
     out = ACCOUNT_RE.sub(account_sub, out)
+    out = LABELLED_HANDLE_RE.sub(keep_label("HANDLE"), out)
     out = ZH_ADDRESS_RE.sub(lambda m: bump("ADDRESS"), out)
     out = EN_ADDRESS_RE.sub(lambda m: bump("ADDRESS"), out)
     return RedactionResult(out, found)

@@ -9,7 +9,7 @@ from memory.pii import redact
 register = template.Library()
 
 _PLACEHOLDER = re.compile(
-    r"\[(PHONE|EMAIL|ID_CARD|BANK_CARD|PASSPORT|ACCOUNT|SSN|ADDRESS|SECRET|PII)\]"
+    r"\[(PHONE|EMAIL|ID_CARD|BANK_CARD|PASSPORT|ACCOUNT|SSN|ADDRESS|SECRET|HANDLE|PII)\]"
 )
 MASK = "▇▇▇"
 

@@ -205,6 +205,10 @@ def test_a_card_number_with_laughter_digits_never_reaches_a_memory(cast):
         ("卡号后面的 CVV 927 也发你", "SECRET", "927"),
         ("验证码 5521 别告诉别人", "SECRET", "5521"),
         ("the wifi password is tulip77", "SECRET", "tulip77"),
+        ("页脚放联系方式：微信 ly_shoots_2020", "HANDLE", "ly_shoots_2020"),
+        ("有事加我QQ：38291047", "HANDLE", "38291047"),
+        ("DM me on ig @mei.lin_88", "HANDLE", "mei.lin_88"),
+        ("挂号要填身份证，我的是110105199003074512", "ID_CARD", "110105199003074512"),
     ],
 )
 def test_a_label_says_what_a_number_is(text, kind, raw):
@@ -216,4 +220,17 @@ def test_a_label_says_what_a_number_is(text, kind, raw):
     "text", ["I phone my mom 2 times a day", "my password is long", "密码是多少", "pin 3 photos"]
 )
 def test_labels_without_a_value_take_nothing(text):
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "订单号110105199003074512，帮我查下物流",  # ID-shaped, no ID word: an order number
+        "微信聊天记录怎么迁移到新手机",
+        "I walked 43215 steps this week",
+        "I use wxPython_3 for the GUI",
+    ],
+)
+def test_identifier_shapes_without_their_label_stay(text):
     assert redact(text).text == text
