@@ -25,7 +25,7 @@ from dataclasses import replace
 from memory.extraction import salience
 from memory.extraction.dialogue import DialogueState
 from memory.extraction.rules.hits import SAFETY_HEDGED_CONFIDENCE, Hit
-from memory.extraction.rules.markers import HEDGE_RE, only_takes_back
+from memory.extraction.rules.markers import FOR_LATER_RE, HEDGE_RE, only_takes_back
 from memory.extraction.rules.rewrite import rewrite, third_person
 from memory.extraction.slots.derive import derive_slot
 from memory.language.text import CJK, split_clauses
@@ -148,6 +148,8 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     information (its question was about the person's wishes), so any non-noise answer counts."""
 
     clauses = [c for c in split_clauses(sentence) if c.strip()]
+    if clauses and all(HEDGE_RE.search(c) and salience.bare_hedge(c) for c in clauses):
+        return None  # "Nothing's decided.", "再看吧": a doubt about what was said, no statement
     question = salience.is_question(sentence) and not HEDGE_RE.search(sentence)
     doubted = salience.doubts(sentence)
     # a request that recurs ("帮我设个每天早上8点的提醒，点一杯美式") is a standing arrangement
@@ -178,8 +180,9 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
             continue
         if after_request and not (
             sig.stance
-            or sig.directive
-            or sig.habit
+            # "每天早上都喝美式" is the user's, "以后都订亚朵" an instruction; "component 一直
+            # infinite re-render" describes the thing worked on
+            or ((sig.directive or sig.habit) and (sig.first_person or FOR_LATER_RE.search(clause)))
             or sig.safety
             or _SPEAKER_FIRST.match(clause.strip())
         ):
@@ -207,7 +210,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         read = [
             s
             for c, s in zip(kept, signals, strict=True)
-            if s.content or s.personal or (s.hedged and not clean(HEDGE_RE.sub("", c)))
+            if s.content or s.personal or (s.hedged and salience.bare_hedge(c))
         ]
         pairs = [(c, s) for c, s in zip(kept, signals, strict=True) if s.content or s.personal]
         kept, signals = [c for c, _ in pairs], [s for _, s in pairs]

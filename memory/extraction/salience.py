@@ -178,6 +178,8 @@ class Signals:
     safety: bool = False  # health and safety (allergies, insulin, medication): always kept
     # names an attribute a person has one of at a time (employer, home, commute: topics.py)
     attribute: bool = False
+    # nothing but a hedge ("and I might,", "…吧，maybe，…"): it governs what follows it
+    bare_hedge: bool = False
     noise: str = ""
 
     @classmethod
@@ -192,6 +194,11 @@ class Signals:
         # hedge from the first statement on, an afterthought or a hedged change doubts it all;
         # somebody's words after it are theirs; a change made in a clause of its own stands
         first = next((i for i, s in enumerate(signals) if s.content), 0)
+        # a hedge that names nothing governs the clauses after it ("I might, depending on…,
+        # end up taking the offer"): a change made after it is no change made
+        flags["made"] = any(
+            s.made and not any(p.bare_hedge for p in signals[:i]) for i, s in enumerate(signals)
+        )
         flags["hedged"] = not flags["made"] and any(
             i <= first or (s.hedged and (not s.content or s.change))
             for i, s in enumerate(signals)
@@ -458,7 +465,22 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         hedged=hedged,
         reported=reported,
         made=made_change(core) and not (hedged or reported),
+        bare_hedge=hedged and bare_hedge(core),
     )
+
+
+# what a clause that is only a hedge may hold besides it ("and I might,", "我也可能")
+_HEDGE_FRAME = re.compile(
+    r"\b(?:and|but|so|or|i|we|it|that|just|also|though|still)\b|[我也就还但而且所以吧呢啊]", re.I
+)
+
+
+def bare_hedge(clause: str) -> bool:
+    """A clause that is nothing but a hedge ("…吧，maybe，…", "and I might,"): it doubts the
+    sentence although it names nothing."""
+    rest = strip_emoji_and_laughter(HEDGE_RE.sub(" ", clause))
+    rest = leading_fillers().sub("", _HEDGE_FRAME.sub(" ", rest).strip())
+    return not rest.strip(" ,，、。.!！?？~～…")
 
 
 def has_content_noun(clause: str) -> bool:

@@ -40,6 +40,7 @@ from memory.extraction.rules.filters import (
     BACK_TO_REAL,
     COLON_RE,
     kept_clauses,
+    standing_instruction,
     without_material,
 )
 from memory.extraction.rules.hits import Hit
@@ -219,12 +220,17 @@ def _opens_with_doubt(sentence: str) -> bool:
 
 
 def _made_in_a_clause_of_its_own(sentence: str) -> bool:
-    """A clause that states a change made, with no hedge or report of its own: "医生说我脚踝肿
-    可能是药的副作用，把药改成缬沙坦了" changed the drug; the doubt is about the cause."""
-    return any(
-        made_change(clause) and not HEDGE_RE.search(clause) and not REPORTED_RE.search(clause)
-        for clause in split_clauses(sentence)
-    )
+    """A clause that states a change made, with no hedge or report of its own and after no
+    bare hedge: "医生说我脚踝肿可能是药的副作用，把药改成缬沙坦了" changed the drug; the doubt is
+    about the cause."""
+    for clause in split_clauses(sentence):
+        if hedges_the_speaker(clause) and not _names_something(clause):
+            # "I might, depending on how the next weeks go, end up taking the offer": a hedge
+            # that names nothing of its own governs what follows it
+            return False
+        if made_change(clause) and not HEDGE_RE.search(clause) and not REPORTED_RE.search(clause):
+            return True
+    return False
 
 
 # "in a few years", "过两年": when, not what
@@ -344,7 +350,7 @@ class RuleExtractor:
     def _sentence(self, sentence: str, lang: str, prev_asst: str) -> Hit | None:
         full = sentence.strip()
         hedged = _sentence_hedged(full)
-        standing = bool(STANDING_RE.search(full))
+        standing = standing_instruction(full)
         if parts := colon_parts(full):  # "<task/decision> <topic>：<body>": the body is the content
             return colon_body(*parts, lang, hedged)
         if (looks_like_question(full) or salience.is_question(full)) and not hedged:

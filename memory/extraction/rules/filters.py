@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import re
 
-from memory.extraction.rules.markers import FIRST_PERSON, PREF_NEG, PREF_POS, only_takes_back
+from memory.extraction.rules.markers import (
+    FIRST_PERSON,
+    FOR_LATER_RE,
+    PREF_NEG,
+    PREF_POS,
+    STANDING_RE,
+    only_takes_back,
+)
 from memory.language.redaction import beyond_pii, contains_pii
 from memory.language.text import CJK, split_clauses
 
@@ -104,6 +111,23 @@ def clause_core(c: str) -> str:
     return re.sub(r"[，,：:、。.!！?？；;…\s]+$", "", c.strip())
 
 
+def standing_instruction(full: str) -> bool:
+    """Whether a sentence states something for good (an instruction, a habit): a standing word
+    ("以后", "每次", "always") — but not one in the arguments of a request, where "一直" /
+    "always" describe the thing worked on ("帮我看看这个报错，服务器一直 502") unless the clause
+    speaks of the user or of later ("帮我订酒店，以后都订亚朵")."""
+    after_task = False
+    for clause in split_clauses(full):
+        core = clause_core(clause)
+        task = bool(TASK_ZH.match(core) or TASK_EN.match(core))
+        if STANDING_RE.search(core) and (
+            not after_task or task or FIRST_PERSON.search(core) or FOR_LATER_RE.search(core)
+        ):
+            return True
+        after_task = after_task or task
+    return False
+
+
 def kept_clauses(full: str, lang: str, *, standing: bool, hedged: bool) -> tuple[str, str] | None:
     """(body, signal) of a sentence: the clauses that say something about the person, joined,
     and the same plus the fillers (where decision and firm markers live too: "定了"). None when
@@ -143,19 +167,33 @@ def kept_clauses(full: str, lang: str, *, standing: bool, hedged: bool) -> tuple
 
 # "把这句话翻成英文：…", "summarize this for me: …": what follows the colon is material to work
 # on — somebody's text, an article — not something the user says about themselves.
-_WORK_ON_TEXT = re.compile(
-    r"^[^:：\n]{0,30}?(?:翻译|翻成|译成|总结|概括|润色|改写|校对|缩写|扩写|精简|"
-    r"\b(?:summari[sz]e|translate|paraphrase|polish|rewrite|proofread|shorten|tl;?dr)\b)"
-    r"[^:：\n]{0,20}[:：]",
-    re.IGNORECASE,
+_TEXT_WORK_VERBS = (
+    r"翻译|翻成|译成|总结|概括|润色|改写|校对|缩写|扩写|精简|"
+    r"\b(?:summari[sz]e|translate|paraphrase|polish|rewrite|proofread|shorten|tl;?dr)\b"
 )
+_WORK_ON_TEXT = re.compile(
+    rf"^[^:：\n]{{0,30}}?(?:{_TEXT_WORK_VERBS})[^:：\n]{{0,20}}[:：]", re.IGNORECASE
+)
+_TEXT_WORK = re.compile(_TEXT_WORK_VERBS, re.IGNORECASE)
 
 
 _ABOUT_ME = re.compile(r"我的|关于我|\b(?:my|about me)\b", re.IGNORECASE)
 
+# Code handed over in a fence is never something the user says about themselves.
+_CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+# A quoted passage of some length ("Can you summarize this: “The James Webb…”"): text from
+# elsewhere, material to work on.
+_QUOTED = re.compile(r"[\"“「『][^\"”」』]{12,}(?:[\"”」』]|$)")
+
 
 def without_material(text: str) -> str:
-    """`text` without a text-work request and the material it hands over ("帮我润色一下：…"
-    → ""); kept when the material is the user's own ("总结一下我的情况：…")."""
+    """`text` without the material a request hands over: a fenced code block, a quoted passage
+    when the turn asks for work on a text, everything after a text-work request and its colon
+    ("帮我润色一下：…" → "") unless the material is the user's own ("总结一下我的情况：…")."""
+    text = _CODE_BLOCK.sub(" ", text)
     m = _WORK_ON_TEXT.match(text.strip())
-    return "" if m and not _ABOUT_ME.search(m.group(0)) else text
+    if m and not _ABOUT_ME.search(m.group(0)):
+        return ""
+    if _TEXT_WORK.search(text):
+        text = _QUOTED.sub(" ", text)
+    return text

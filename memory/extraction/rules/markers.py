@@ -176,6 +176,15 @@ STANDING_RE = re.compile(
 )
 
 
+# What makes a clause after a request an instruction for later ("帮我订酒店，以后都订亚朵"), where
+# "一直" / "always" alone may only describe the thing worked on ("component 一直 re-render").
+FOR_LATER_RE = re.compile(
+    r"以后|今后|往后|下次|每次|默认|一律|都(?:用|要|按|订|给|别|不)|你|"
+    r"\b(?:from now on|going forward|by default|in (?:the )?future|whenever|every time|you)\b",
+    re.IGNORECASE,
+)
+
+
 PLAN_RE = re.compile(
     r"目标|计划|打算|准备(?:用|去|在|要|把|换|上|做|采购|搞)|要去|将要|规划|截止|deadline|行程|出差|"
     r"出发|要交|要提交|(?<!已经)(?<!不)要(?:搬家|搬到|结婚|出国|装修|考)|要(?:在|把).{0,20}(?:前|之前)|(?:前|之前|以前|底前)(?:要|得|必须)?(?:搞定|完成|上线|交|"

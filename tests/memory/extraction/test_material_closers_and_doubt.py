@@ -1,0 +1,81 @@
+"""What a turn hands over to be worked on (code, a quoted passage) and what the thing worked on
+does ("服务器一直 502") say nothing about the person; nor does closing the conversation ("ok
+不聊了 bye"). A hedge that names nothing governs what follows it ("I might, depending on…, end
+up…"), an afterthought like "Nothing's decided though" doubts what came before, and somebody
+else's persuasion ("老公一直劝我换…") is no decision of the user's. Examples written for these
+tests."""
+
+import datetime as dt
+
+import pytest
+
+from memory.extraction.base import Turn
+from memory.extraction.rules.extractor import RuleExtractor
+from memory.extraction.rules.filters import without_material
+
+T0 = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)
+
+
+def _extract(*texts: str):
+    turns = [Turn(role="user", content=t, event_id=i, occurred_at=T0) for i, t in enumerate(texts)]
+    return RuleExtractor().extract(turns).candidates
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Can you summarize this in two bullets? "The city council voted on Tuesday to extend '
+        'the bike lane network by 40 kilometres, with construction starting next spring."',
+        "帮我翻译一下“我们公司下周三在静安区的酒店开年会，大家记得带工牌”",
+        "帮我看看为什么报错，log 一直刷这个：\n```\nTypeError: cannot read properties of "
+        "undefined (reading 'map')\n```",
+        "帮我看看这个报错，服务器一直 502",
+        "fix this please, the build keeps failing on CI",
+        "哈哈有道理，ok 不聊了 bye~",
+        "lol true, gotta go, talk later",
+    ],
+)
+def test_material_and_closers_are_no_memories(text):
+    assert _extract(text) == [], [c.content for c in _extract(text)]
+
+
+def test_a_habit_after_a_request_is_still_the_users():
+    found = _extract("帮我订个咖啡，每天早上都喝美式")
+    assert any("美式" in c.content for c in found), [c.content for c in found]
+
+
+def test_a_quote_is_material_only_when_asked_to_work_on_it():
+    said = "我妈总说“天冷了要多穿点衣服，别老穿那么少出门”"
+    assert without_material(said) == said
+
+
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("考虑 Black Friday 入一台 MacBook Air M3，不过 ThinkPad 其实还能再战两年。", "MacBook"),
+        (
+            "The funding is shaky, and I might, depending on how the next few weeks go, end up "
+            "taking an offer in Portland instead.",
+            "Portland",
+        ),
+        ("I'm moving to Denver in May. Nothing's decided though.", "Denver"),
+        ("老公一直劝我换个电车，比亚迪海豹，说充电便宜。", "海豹"),
+    ],
+)
+def test_doubted_statements_are_tentative(text, value):
+    found = [c for c in _extract(text) if value in c.content]
+    assert found and all(c.confidence < 0.6 for c in found), [
+        (c.content, c.confidence) for c in _extract(text)
+    ]
+
+
+def test_a_doubt_on_its_own_is_no_statement():
+    contents = [c.content for c in _extract("I'm moving to Denver in May. Nothing's decided.")]
+    assert not any("Nothing" in c for c in contents), contents
+
+
+def test_a_change_after_a_doubt_about_its_cause_stands():
+    found = _extract("上周复诊，医生说我脚踝肿可能是药的副作用，把药改成缬沙坦了，一天一粒。")
+    assert any("缬沙坦" in c.content and c.confidence >= 0.9 for c in found), [
+        (c.content, c.confidence) for c in found
+    ]
