@@ -42,6 +42,15 @@ LABEL = 0.8
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+&'.-]*|\d+[A-Za-z0-9+.-]*")
 _NAME_SHAPED = re.compile(r"[A-Z0-9]")
 _PROPER_FLAGS = ("nr", "ns", "nt", "nz", "eng")
+# The object of a verb of using, joining or buying is where a Chinese name stands, whatever
+# jieba makes of a brand it does not know ("来拼多多快一个月" → 拼/多多, "在平安做理赔" → an
+# adjective, "换了人保" → 人/保): the span up to the next particle or verb is read as a name
+# too, and typed like any other.
+_OBJECT_FRAME = re.compile(
+    r"(?<![做看想找得收听遇达受感提])(?:在|来|到|用|改用|换(?:成|到|了)?|刷|办了?|喝|买了?|入职|跳槽到|加入|选了?|转到|投了?)"
+    r"(?![的了个一这那几些在来到用])([\u4e00-\u9fffA-Za-z0-9]{2,6}?)"
+    r"(?=[了的，,。！!？?；;、\s]|做|上班|工作|当|买|办|快|开|上|里|那边|这边|一|每|$)"
+)
 _NOUN_FLAGS = ("n", "vn")
 
 
@@ -112,6 +121,15 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
                     add(w, p, whole)
         run.clear()
 
+    if zh:
+        # "用户" and "现在" hold frame verbs of no frame
+        for m in _OBJECT_FRAME.finditer(re.sub(r"用户|现在|正在|实在|存在", "  ", text)):
+            span = m.group(1)
+            if _starts_generic(span):
+                continue  # "到公司楼下", "在家里": a place of the speaker's, not a name
+            add(span, True)
+            for end in range(2, len(span)):  # "招行经典白": the bank, then its card
+                add(span[:end], True, span)
     for word, flag in tokens:
         latin = bool(_LATIN.fullmatch(word))
         if not word.strip():
@@ -136,6 +154,13 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
             close()
     close()
     return [(name, proper, whole) for name, (proper, whole) in found.items()]
+
+
+def _starts_generic(span: str) -> bool:
+    """The span opens with a common word, a kind's own word or one of the speaker's places
+    ("公司楼下", "银行卡", "家里")."""
+    generic = _not_values() | _space()[4] | set(words("own_places_zh"))
+    return any(span[:n] in generic for n in range(1, len(span) + 1))
 
 
 def _latin_tokens(text: str) -> list[tuple[str, str]]:

@@ -47,10 +47,23 @@ def test_a_run_of_chinese_nouns_is_one_name_and_its_parts():
     assert names.get("阿里云") and names.get("吉利星")
 
 
+def test_the_object_of_a_verb_is_a_name_jieba_does_not_know():
+    # jieba makes 网易 / 京东 / 建行 common nouns or splits them; where they stand says "a name"
+    assert kinds.named_kinds("用户最近在网易上班").get("company") == {"网易"}
+    assert kinds.named_kinds("用户去年跳槽到京东了").get("company") == {"京东"}
+    assert kinds.named_kinds("用户一直刷建行的信用卡").get("bank") == {"建行"}
+
+
+@pytest.mark.parametrize("text", ["用户到公司楼下了", "用户在家里吃饭", "用户想找到店里的人"])
+def test_the_speakers_places_are_no_names(text):
+    assert kinds.named_kinds(text) == {}
+
+
 @pytest.mark.parametrize(
     "new,old,kind",
     [
         ("The user just got a Chevy Bolt.", "The user drives a 2014 Mazda 3.", "car"),
+        ("用户去年跳槽到京东了", "用户最近在网易上班", "company"),
         ("用户现在住在厦门", "用户在青岛住了三年", "city"),
         ("用户换了一台红米 K70", "The user's phone is a Galaxy S23.", "phone"),
     ],
