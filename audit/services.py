@@ -27,7 +27,9 @@ import hashlib
 import hmac
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,6 +157,26 @@ def _lock_chain_and_read_tail(tenant_id: int | None) -> str | None:
     return row[0] if row else None
 
 
+# Inside `audit_chain_held`: the tail hash of each tenant chain this transaction holds the lock
+# of (the entries it appended last), so that a batch of writes takes the lock and reads the tail
+# once instead of once per entry.
+_held_tails: ContextVar[dict[int | None, str] | None] = ContextVar("audit_held_tails", default=None)
+
+
+@contextmanager
+def audit_chain_held() -> Iterator[None]:
+    """Within one transaction (the caller's `atomic` block, which must enclose this one and
+    not roll back a savepoint of it), audit entries after the first of a tenant reuse its lock
+    and the tail it wrote: no other writer can append to that chain until the commit."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("audit_chain_held needs the caller's transaction")
+    token = _held_tails.set({})
+    try:
+        yield
+    finally:
+        _held_tails.reset(token)
+
+
 def audit_record(
     *,
     actor: Actor,
@@ -196,7 +218,11 @@ def audit_record(
     reason = reason[:500]
     # no savepoint inside the caller's transaction: a failure here fails the change it audits
     with transaction.atomic(savepoint=False):
-        entry.prev_hash = _lock_chain_and_read_tail(tenant_id) or GENESIS_HASH
+        held = _held_tails.get()
+        if held is not None and tenant_id in held:
+            entry.prev_hash = held[tenant_id]
+        else:
+            entry.prev_hash = _lock_chain_and_read_tail(tenant_id) or GENESIS_HASH
         entry.entry_hash = entry_hash(hashed_fields(entry), entry.prev_hash)
         entry.entry_mac = entry_mac(entry.entry_hash)
         entry.save()
@@ -210,6 +236,8 @@ def audit_record(
                 target_ref=target_ref,
                 text_mac=text_mac(entry.pk, reason, client_request, target_ref),
             )
+        if held is not None:
+            held[tenant_id] = entry.entry_hash
     return entry
 
 

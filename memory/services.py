@@ -28,7 +28,7 @@ from pgvector.django import CosineDistance
 from accounts.models import Agent, Tenant
 from accounts.services import subject_access_check, subject_create_check
 from audit.models import AuditEntry
-from audit.services import Actor, audit_record
+from audit.services import Actor, audit_chain_held, audit_record
 from core.exceptions import ApplicationError, NotFound, SubjectPaused
 from core.outbox import outbox_enqueue, outbox_relay, outbox_send, outbox_waiting_args
 from memory import aliases, decisions, pii, textsearch
@@ -407,7 +407,7 @@ def events_extract(
             # One transaction (one commit, one subject lock) for the whole group; each
             # candidate takes the one write decision (`_ingest_locked`, as memory_ingest).
             subject_access_check(actor=actor, subject=subject)
-            with transaction.atomic():
+            with transaction.atomic(), audit_chain_held():
                 locked = _lock_subject(subject)
                 for candidate, vector in zip(valid, embeddings, strict=True):
                     source = all_events[candidate.source_index]
