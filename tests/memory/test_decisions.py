@@ -391,3 +391,22 @@ def test_a_change_retires_every_statement_about_the_thing_it_replaced():
     d = decide(change, T1, [plan, about, friend], {1: 0.5, 2: 0.3, 3: 0.2})
     assert d.action == "supersede" and d.target_id == 1
     assert d.also_supersede == [2]
+
+
+def test_the_model_picks_which_memory_a_change_answers_when_the_topic_rule_differs():
+    # the topic rule finds "网速太慢" (same topic, telecom); the replacement model links the
+    # statement of the provider and its speed, which the change answers anew
+    from memory.embeddings import get_embedder
+
+    slow = "用户家里网速太慢了，晚上看球 ping 好几百"
+    provider = "用户的电信，200M 的"
+    change = "用户已经换成联通 500M 了，价格还更便宜"
+    v_slow, v_provider, v_change = get_embedder("use").embed([slow, provider, change])
+    existing = [
+        mem(1, category="fact", content=slow, occurred_at=T0),
+        mem(2, category="fact", content=provider, confidence=0.7, occurred_at=T0),
+    ]
+    candidate = Candidate(content=change, category="fact", confidence=0.9, source_quote=change)
+    similarity = {1: float(v_change @ v_slow), 2: float(v_change @ v_provider)}
+    decision = decide(candidate, T1, existing, similarity)
+    assert (decision.action, decision.target_id) == ("supersede", 2), decision
