@@ -200,3 +200,60 @@ def states_correction(s: Statement) -> bool:
 def corrected(s: Statement) -> Verdict:
     body, right = correction(s.body, s.full, s.lang, s.prev_asst)
     return Verdict("correction", body=body, right_text=right)
+
+
+# A value taken back in the same breath ("Maya turns 7 on March 14 — wait, I meant March 18",
+# "周三走，哦不对，周四"): the corrected value takes the place of the last value of its shape
+# said before it, and the correction itself goes. Only a bare value after an explicit marker:
+# anything longer is a statement of its own.
+_EN_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_ZH_NUM = r"[\d一二三四五六七八九十两]"
+_VALUE_SHAPES = [
+    re.compile(
+        rf"{_EN_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+        rf"{_EN_MONTH}|{_ZH_NUM}{{1,3}}月{_ZH_NUM}{{1,3}}[号日]|(?<!\d)\d{{1,2}}[号日]",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:Mon|Tues?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?\b|"
+        r"(?:周|星期|礼拜)[一二三四五六日天]",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"\b\d{{1,2}}(?::\d{{2}})?\s?(?:am|pm)\b|\b\d{{1,2}}:\d{{2}}\b|"
+        rf"{_ZH_NUM}{{1,3}}点(?:半|{_ZH_NUM}{{1,2}}分?)?",
+        re.IGNORECASE,
+    ),
+    re.compile(r"[$¥€£]?\d+(?:[.,]\d+)?\s?(?:[a-zA-Z%]{1,5}\b|[\u4e00-\u9fff]{1,2})?"),
+]
+_TAKE_BACK = re.compile(
+    r"(?:\s*[—–-]+\s*|\s*[，,。.!！;；]\s*)(?:(?:oh|oops|sorry|wait|hold on|no|哦|噢|啊)[,，\s]*)*"
+    r"(?:I meant(?: to say)?|make that|correction:?|(?:哦)?不对(?:不对)?[，,\s]*(?:是)?|"
+    r"我是说|说错了[，,\s]*(?:是)?|应该是)\s*"
+    r"(?P<value>[^，,。.!！;；]{1,16}?)\s*[吧了啊]?(?P<end>[。.!！;；，,]|$)",
+    re.IGNORECASE,
+)
+
+
+def taken_back_in_passing(text: str) -> str:
+    """`text` with a value it takes back replaced by the corrected one (see above); unchanged
+    when the correction is no bare value or nothing before it has that value's shape."""
+    m = _TAKE_BACK.search(text)
+    if not m:
+        return text
+    value = m.group("value").strip()
+    before = text[: m.start()]
+    for shape in _VALUE_SHAPES:
+        if not shape.fullmatch(value):
+            continue
+        said = list(shape.finditer(before))
+        if not said:
+            return text
+        last = said[-1]
+        end = m.group("end")
+        rest = text[m.end() :]
+        return f"{before[: last.start()]}{value}{before[last.end() :]}{end}{rest}".rstrip(", ，")
+    return text

@@ -35,6 +35,7 @@ from memory.extraction.dialogue import DialogueState, dialogue_state, head_nouns
 from memory.extraction.rules.answers import answer
 from memory.extraction.rules.classify import classify
 from memory.extraction.rules.colon import colon_body, colon_parts
+from memory.extraction.rules.corrections import taken_back_in_passing
 from memory.extraction.rules.episodes import episodes_for_turn, is_episode
 from memory.extraction.rules.filters import (
     BACK_TO_REAL,
@@ -271,7 +272,7 @@ class RuleExtractor:
             )
             prev_is_last = idx > 0 and turns[idx - 1].role == "assistant"
             state = dialogue_state(turns, idx)
-            turn = replace(turn, content=without_material(turn.content))
+            turn = replace(turn, content=taken_back_in_passing(without_material(turn.content)))
             found = self._turn(turn, idx, prev_asst if prev_is_last else "", prev_asst, state)
             if _takes_back(turn.content):
                 candidates = _doubt_turn(candidates, _previous_user_turn(turns, idx, new_from))

@@ -123,3 +123,25 @@ def test_material_handed_over_to_work_on_is_not_the_users(text):
 def test_the_users_own_material_is_kept():
     contents = _contents("帮我总结一下我的情况：我在苏州做硬件工程师，家里养了两只猫")
     assert any("硬件工程师" in c for c in contents), contents
+
+
+@pytest.mark.parametrize(
+    "text,right,wrong",
+    [
+        ("Our son Leo turns 5 on April 9 — wait, I meant April 19.", "April 19", "April 9"),
+        ("周二去深圳出差，哦不对，周三", "周三", "周二"),
+        ("周会定在下午3点，不对，是4点半", "4点半", "3点"),
+        ("the rent is $1,900, sorry, I meant $2,100", "$2,100", "$1,900"),
+    ],
+)
+def test_a_value_taken_back_in_passing_is_replaced(text, right, wrong):
+    contents = _contents(text)
+    assert any(right in c for c in contents), contents
+    assert not any(wrong in c.replace(right, "") for c in contents), contents
+
+
+def test_a_correction_that_is_no_bare_value_is_left_to_the_other_rules():
+    from memory.extraction.rules.corrections import taken_back_in_passing
+
+    said = "I said no, I meant it"
+    assert taken_back_in_passing(said) == said
