@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from memory.extraction import kinds, replacement, topics
 from memory.extraction.base import Candidate
 from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
+from memory.extraction.rules.corrections import shapes_of, wrong_values
 from memory.extraction.rules.markers import (
     CHANGE_RE,
     FIRM_RE,
@@ -453,6 +454,36 @@ def _corrects_itself(candidate: Candidate) -> bool:
     return bool(SELF_CORRECTION_RE.search(f"{candidate.source_quote}\n{candidate.content}"))
 
 
+def _taken_back(
+    candidate: Candidate,
+    occurred_at: dt.datetime | None,
+    existing: list[ExistingMemory],
+    similarity: dict[int, float],
+) -> ExistingMemory | None:
+    """The statement of this conversation the user takes back: the one holding the value they
+    say was wrong ("it's 8:40 not 6:40", "是周四，不是周三"), or — after "我记岔了" / "I meant"
+    without naming it — the closest one holding a value of the same shape (a weekday, a time,
+    a date, an amount)."""
+    said = f"{candidate.source_quote}\n{candidate.content}"
+    wrong = wrong_values(said)
+    if not wrong and not SELF_CORRECTION_RE.search(said):
+        return None
+    recent = [
+        m
+        for m in existing
+        if m.status == ACTIVE
+        and m.kind != "episodic"
+        and not replacement.later_conversation(occurred_at, m.occurred_at)
+        and not _newer(m.occurred_at, occurred_at)
+    ]
+    if wrong:
+        pool = [m for m in recent if any(v.lower() in m.content.lower() for v in wrong)]
+    else:
+        shapes = shapes_of(candidate.content)
+        pool = [m for m in recent if shapes & shapes_of(m.content)] if shapes else []
+    return max(pool, key=lambda m: similarity.get(m.id, 0.0), default=None)
+
+
 def _adds_to_something(text: str) -> bool:
     """ "also likes Apple Music", "另外还有一台": the statement adds to what was said. Only its
     first clause tells: "医生把二甲双胍加到了850，另外让我每天走路" changes the dose and then
@@ -663,6 +694,10 @@ def _decide(
     hinted = _hinted(candidate, existing, occurred_at, low)
     if hinted is not None:
         return hinted
+    taken_back = None if hedged else _taken_back(candidate, occurred_at, existing, similarity)
+    if taken_back is not None:
+        reason = f"corrects #{taken_back.id}: the user took it back"
+        return Decision(SUPERSEDE, taken_back.id, reason)
 
     same_active: list[tuple[float, ExistingMemory]] = []
     same_other: list[tuple[float, ExistingMemory]] = []

@@ -410,3 +410,21 @@ def test_the_model_picks_which_memory_a_change_answers_when_the_topic_rule_diffe
     similarity = {1: float(v_change @ v_slow), 2: float(v_change @ v_provider)}
     decision = decide(candidate, T1, existing, similarity)
     assert (decision.action, decision.target_id) == ("supersede", 2), decision
+
+
+def test_a_value_taken_back_later_in_the_conversation_supersedes_the_statement_holding_it():
+    earlier = mem(1, category="fact", content="The user's train to Leeds leaves at 7:15am.")
+    other = mem(2, category="fact", content="The user likes a window seat.", occurred_at=T0)
+    earlier.occurred_at = T0
+    later = T0 + dt.timedelta(minutes=3)
+    candidate = Candidate(
+        content="The user checked the booking, it's 9:15.",
+        category="fact",
+        confidence=0.75,
+        source_quote="checked the booking, it's 9:15 not 7:15",
+    )
+    decision = decide(candidate, later, [earlier, other], {1: 0.3, 2: 0.1})
+    assert (decision.action, decision.target_id) == ("supersede", 1), decision
+    # a later conversation is no correction of this one: the model and the rules decide there
+    far = decide(candidate, T0 + dt.timedelta(days=20), [earlier, other], {1: 0.3, 2: 0.1})
+    assert "took it back" not in far.reason

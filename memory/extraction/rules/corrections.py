@@ -233,7 +233,7 @@ _TAKE_BACK = re.compile(
     r"(?:\s*[—–-]+\s*|\s*[，,。.!！;；]\s*)(?:(?:oh|oops|sorry|wait|hold on|no|哦|噢|啊)[,，\s]*)*"
     r"(?:I meant(?: to say)?|make that|correction:?|(?:哦)?不对(?:不对)?[，,\s]*(?:是)?|"
     r"我是说|说错了[，,\s]*(?:是)?|应该是)\s*"
-    r"(?P<value>[^，,。.!！;；]{1,16}?)\s*[吧了啊]?(?P<end>[。.!！;；，,]|$)",
+    r"(?P<value>(?:[^，,。.!！;；]|(?<=\d)[.,](?=\d)){1,16}?)\s*[吧了啊]?(?P<end>[。.!！;；，,](?!\d)|$)",
     re.IGNORECASE,
 )
 
@@ -257,3 +257,55 @@ def taken_back_in_passing(text: str) -> str:
         rest = text[m.end() :]
         return f"{before[: last.start()]}{value}{before[last.end() :]}{end}{rest}".rstrip(", ，")
     return text
+
+
+_NOT_VALUE = re.compile(
+    r"[，,\s]*(?:\bnot\s+(?:the\s+)?([^\s,.;!?，。；！？]+(?:\s?(?:am|pm))?)|"
+    r"不是\s*([^\s，,。；;！!？?]{1,8}))",
+    re.I,
+)
+
+
+def shapes_of(text: str) -> set[int]:
+    """Which value shapes (date, weekday, time, amount) the text holds."""
+    return {i for i, shape in enumerate(_VALUE_SHAPES) if shape.search(text)}
+
+
+def wrong_values(text: str) -> list[str]:
+    """The values a statement says were wrong: "it's 8:40 not 6:40" → ["6:40"], "是周四，不是
+    周三" → ["周三"]. Only value-shaped words (a date, weekday, time, amount): "not sure" names
+    no value."""
+    found = []
+    for m in _NOT_VALUE.finditer(text):
+        value = (m.group(1) or m.group(2) or "").strip()
+        value = re.sub(r"[的了吧啊呢]+$", "", value)
+        if value and any(shape.fullmatch(value) for shape in _VALUE_SHAPES):
+            found.append(value)
+    return found
+
+
+def without_the_wrong_value(text: str) -> str:
+    """ "it's 8:40 not 6:40" → "it's 8:40": the value said to be wrong goes when the right one of
+    its shape stands before it."""
+
+    def drop(m: re.Match) -> str:
+        value = re.sub(r"[的了吧啊呢]+$", "", (m.group(1) or m.group(2) or "").strip())
+        for shape in _VALUE_SHAPES:
+            if value and shape.fullmatch(value) and shape.search(text[: m.start()]):
+                return ""
+        return m.group(0)
+
+    return _NOT_VALUE.sub(drop, text)
+
+
+def correction_of(previous: str, text: str) -> str | None:
+    """A turn that only takes back a value of the user's turn before ("i meant june 13th",
+    "omg typo, i meant june 13th 🤦", "哦不对，周三"): that turn as it should have been said, or
+    None."""
+    said = re.sub(r"[^\w$¥€£%]+$", "", text.strip())  # trailing emoji and punctuation
+    m = _TAKE_BACK.search(f"。{said}")
+    if not m or m.start() > 16 or m.end() != len(said) + 1:
+        return None  # a few words may lead in ("omg typo,"), nothing may follow
+    joined = f"{previous.rstrip()}{m.group(0)}"
+    corrected = taken_back_in_passing(joined)
+    return None if corrected == joined else corrected

@@ -35,7 +35,11 @@ from memory.extraction.dialogue import DialogueState, dialogue_state, head_nouns
 from memory.extraction.rules.answers import answer
 from memory.extraction.rules.classify import classify
 from memory.extraction.rules.colon import colon_body, colon_parts
-from memory.extraction.rules.corrections import taken_back_in_passing
+from memory.extraction.rules.corrections import (
+    correction_of,
+    taken_back_in_passing,
+    without_the_wrong_value,
+)
 from memory.extraction.rules.episodes import episodes_for_turn, is_episode
 from memory.extraction.rules.filters import (
     BACK_TO_REAL,
@@ -273,7 +277,22 @@ class RuleExtractor:
             prev_is_last = idx > 0 and turns[idx - 1].role == "assistant"
             state = dialogue_state(turns, idx)
             turn = replace(turn, content=taken_back_in_passing(without_material(turn.content)))
+            said = turn.content
+            previous = _previous_user_turn(turns, idx, 0)
+            fixed = correction_of(turns[previous].content, said) if previous is not None else None
+            if fixed is not None:
+                # "i meant june 13th": the turn before, said again with the right value
+                turn = replace(turn, content=fixed)
             found = self._turn(turn, idx, prev_asst if prev_is_last else "", prev_asst, state)
+            # "it's 8:40 not 6:40": the memory keeps the right value; the quote keeps both
+            found = [
+                replace(
+                    c,
+                    content=without_the_wrong_value(c.content),
+                    source_quote=said if fixed is not None else c.source_quote,
+                )
+                for c in found
+            ]
             if _takes_back(turn.content):
                 candidates = _doubt_turn(candidates, _previous_user_turn(turns, idx, new_from))
             candidates.extend(found)

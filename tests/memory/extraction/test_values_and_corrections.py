@@ -145,3 +145,25 @@ def test_a_correction_that_is_no_bare_value_is_left_to_the_other_rules():
 
     said = "I said no, I meant it"
     assert taken_back_in_passing(said) == said
+
+
+def test_a_turn_that_only_takes_back_a_value_restates_the_turn_before():
+    turns = [
+        Turn(role="user", content="My son Leo turns 5 on April 9.", event_id=0, occurred_at=T0),
+        Turn(role="assistant", content="Fun! Any theme?", event_id=1, occurred_at=T0),
+        Turn(role="user", content="omg typo, I meant april 19 🙈", event_id=2, occurred_at=T0),
+    ]
+    found = RuleExtractor().extract(turns, new_from=2).candidates
+    assert any("Leo" in c.content and "april 19" in c.content.lower() for c in found), [
+        c.content for c in found
+    ]
+    assert all("I meant" in c.source_quote for c in found)  # the user's own words
+
+
+@pytest.mark.parametrize(
+    "text,gone",
+    [("checked the booking, it's 9:15 not 7:15", "7:15"), ("是周五的课，不是周二", "周二")],
+)
+def test_the_value_said_to_be_wrong_leaves_the_memory(text, gone):
+    contents = _contents(text)
+    assert contents and not any(gone in c for c in contents), contents
