@@ -35,10 +35,15 @@ LEAD = 0.06
 # a common noun ("绿茶", "tea", "团队") is a value only of a kind whose members are common nouns
 # (`common` in the file: drinks, sports, pets) and only when it sits right among them
 COMMON_MEMBER = 0.6
+# a lowercase word in English text ("im on verizon", "switched to mint mobile": people do not
+# capitalise brands in chat) is a name of any kind only when it sits well inside it
+LOWERCASE_MEMBER = 0.62
+LOWERCASE_LEAD = 0.15
 NEAREST = 3
 # a candidate this close to a kind's own label word is the kind, not a value ("手机", "laptop")
 LABEL = 0.8
 
+_LATIN_RUN = re.compile(r"[a-z][a-z0-9&'.-]*(?: [a-z][a-z0-9&'.-]*)?")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+&'.-]*|\d+[A-Za-z0-9+.-]*")
 _NAME_SHAPED = re.compile(r"[A-Z0-9]")
 _PROPER_FLAGS = ("nr", "ns", "nt", "nz", "eng")
@@ -130,8 +135,11 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
             add(span, True)
             for end in range(2, len(span)):  # "招行经典白": the bank, then its card
                 add(span[:end], True, span)
+    lowercase_before = ""  # the lowercase English word just before, for two-word names
     for word, flag in tokens:
         latin = bool(_LATIN.fullmatch(word))
+        if word.strip() and not latin:
+            lowercase_before = ""
         if not word.strip():
             if run:
                 run.append((" ", False))
@@ -142,9 +150,18 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
             proper = bool(_NAME_SHAPED.search(word)) or zh
             if not proper:
                 close()
+                if (
+                    lowercase_before
+                    and len(word) >= 3
+                    and lowercase_before.lower() not in _not_values()
+                    and word.lower() not in _not_values()
+                ):
+                    add(f"{lowercase_before} {word}", False)  # "mint mobile"
             run.append((word, proper))
             if not proper:
                 close()
+            lowercase_before = "" if proper or len(word) < 3 else word
+            continue
         elif flag.startswith(_PROPER_FLAGS) and (len(word) >= 2 or run):
             run.append((word, True))
         elif flag.startswith(_NOUN_FLAGS) and (len(word) >= 2 or run):
@@ -186,7 +203,10 @@ def kind_of(name: str, *, proper: bool = True) -> str | None:
         return None
     if proper:
         return kind if score >= MEMBER else None
-    return kind if score >= COMMON_MEMBER and _common(kind) else None
+    if _common(kind):
+        return kind if score >= COMMON_MEMBER else None
+    latin = bool(_LATIN_RUN.fullmatch(name))
+    return kind if latin and score >= LOWERCASE_MEMBER and lead >= LOWERCASE_LEAD else None
 
 
 @cache

@@ -54,6 +54,20 @@ def test_the_object_of_a_verb_is_a_name_jieba_does_not_know():
     assert kinds.named_kinds("用户一直刷建行的信用卡").get("bank") == {"建行"}
 
 
+def test_a_brand_typed_in_lowercase_is_still_a_name():
+    # people do not capitalise in chat; a lowercase word must sit well inside a kind
+    assert kinds.named_kinds("im on verizon, like $90/mo").get("carrier") == {"verizon"}
+    assert "carrier" in kinds.named_kinds("just switched to mint mobile lol")
+    assert kinds.other_of_same_kind("switched to mint mobile", "im on verizon") == "carrier"
+
+
+@pytest.mark.parametrize(
+    "text", ["the dashboard is slow", "my manager wants a plan", "we had a long meeting"]
+)
+def test_lowercase_common_words_are_no_names(text):
+    assert kinds.named_kinds(text) == {}
+
+
 @pytest.mark.parametrize("text", ["用户到公司楼下了", "用户在家里吃饭", "用户想找到店里的人"])
 def test_the_speakers_places_are_no_names(text):
     assert kinds.named_kinds(text) == {}
