@@ -588,7 +588,8 @@ def _relevant(
         return True
     return bool(
         query_topics
-        and query_topics & set(topics.concepts(memory.content, words_of_one_char=False))
+        and query_topics
+        & set(topics.concepts(memory.content, words_of_one_char=False, recall=True))
     )
 
 

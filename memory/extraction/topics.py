@@ -38,7 +38,7 @@ _NUMBER = re.compile(r"\d+(?:[.:]\d+)?")
 
 
 @cache
-def _concepts() -> list[tuple[str, bool, re.Pattern | None, re.Pattern | None, frozenset]]:
+def _concepts() -> list[tuple[str, bool, re.Pattern | None, re.Pattern | None, frozenset, bool]]:
     out = []
     for name, spec in load("topics")["concepts"].items():
         zh = [re.escape(w) for w in spec.get("zh", []) if len(w) > 1]
@@ -51,6 +51,7 @@ def _concepts() -> list[tuple[str, bool, re.Pattern | None, re.Pattern | None, f
                 re.compile("|".join(zh)) if zh else None,
                 re.compile("|".join(en), re.I) if en else None,
                 zh_chars,
+                bool(spec.get("recall_only")),
             )
         )
     return out
@@ -69,19 +70,25 @@ def stem_words(text: str) -> str:
     return re.sub(r"[A-Za-z]+", lambda m: _stem(m.group(0).lower()), text)
 
 
-def concepts(text: str, *, words_of_one_char: bool = True) -> dict[str, bool]:
+def concepts(text: str, *, words_of_one_char: bool = True, recall: bool = False) -> dict[str, bool]:
     """Topic concepts a statement touches → whether each is single-valued (cached).
     `words_of_one_char=False` skips the concept words of one Chinese character ("车", "住"),
-    which need a segmentation: recall checks many memories on the request path."""
-    return dict(_concepts_of(text, words_of_one_char))
+    which need a segmentation: recall checks many memories on the request path. `recall=True`
+    adds the concepts that only say what a request needs (`recall_only` in the file: the
+    person's family for "with the kids"), never what links two statements for a change."""
+    return dict(_concepts_of(text, words_of_one_char, recall))
 
 
 @lru_cache(maxsize=8192)
-def _concepts_of(text: str, words_of_one_char: bool) -> tuple[tuple[str, bool], ...]:
-    return tuple(_find_concepts(text, words_of_one_char).items())
+def _concepts_of(
+    text: str, words_of_one_char: bool, recall: bool = False
+) -> tuple[tuple[str, bool], ...]:
+    return tuple(_find_concepts(text, words_of_one_char, recall).items())
 
 
-def _find_concepts(text: str, words_of_one_char: bool = True) -> dict[str, bool]:
+def _find_concepts(
+    text: str, words_of_one_char: bool = True, recall: bool = False
+) -> dict[str, bool]:
     """Topic concepts a statement touches → whether each is single-valued. A one-character
     Chinese word counts only as a word of its own ("车", not the 车 of "自行车")."""
     from memory.language.tokens import pos_cut
@@ -89,7 +96,9 @@ def _find_concepts(text: str, words_of_one_char: bool = True) -> dict[str, bool]
     found: dict[str, bool] = {}
     tokens = {w for w, _ in pos_cut(text)} if words_of_one_char and CJK.search(text) else set()
     stemmed = stem_words(text)
-    for name, single, zh, en, zh_chars in _concepts():
+    for name, single, zh, en, zh_chars, recall_only in _concepts():
+        if recall_only and not recall:
+            continue
         if (zh and zh.search(text)) or (en and en.search(stemmed)) or (zh_chars & tokens):
             found[name] = single
     return found
@@ -132,7 +141,7 @@ def query_concepts(query: str) -> frozenset[str]:
     naming them ("near me" → residence), and their related concepts (a trip → flight,
     hotel). For recall only: it never links two statements for a change."""
     related, asks = _query_cues()
-    found = set(concepts(query, words_of_one_char=False))
+    found = set(concepts(query, words_of_one_char=False, recall=True))
     found |= {name for name, rx in asks if rx.search(query)}
     return frozenset(found | {r for name in found for r in related.get(name, ())})
 

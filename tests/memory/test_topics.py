@@ -62,3 +62,12 @@ def test_the_conversations_topic_names_what_a_change_replaces():
     sim = _similarity(old, new)
     assert not topics.same_topic(new, old, sim, change=True)[0]
     assert topics.same_topic(new, old, sim, change=True, context="保养")[0]
+
+
+def test_a_request_about_the_family_finds_the_family_but_never_links_two_statements():
+    from memory.extraction import topics
+
+    assert "family" in topics.query_concepts("ideas for a rainy day at home with the kids")
+    assert "family" in topics.concepts("The user's twins are 4.", recall=True)
+    # for a change, two statements about one's children are not thereby about one thing
+    assert "family" not in topics.concepts("The user's twins are 4.")
