@@ -65,8 +65,9 @@ FIRM_RE = _alt(FIRM_ZH + FIRM_EN)
 SELF_CORRECTION_RE = word_class("self_corrections")
 CHANGE_RE = _alt([*CHANGE_ZH, *CHANGE_EN, SELF_CORRECTION_RE.pattern])
 _TAKING_BACK_ONLY = re.compile(
-    r"我|咱|等等|等一?下|不好意思|抱歉|[啊呀哦吧了的哈]|"
-    r"\b(?:I|sorry|oh|oops|wait|hold on|no|about (?:that|it|this))\b|[\W_]",
+    r"我|咱|等等|等一?下|不好意思|抱歉|[啊呀哦吧了的哈嗯噢]|"
+    r"\b(?:I|sorry|oh|ok|okay|ah|um|hmm|lol|haha|oops|wait|hold on|no|about (?:that|it|this))\b|"
+    r"[\W_]",
     re.IGNORECASE,
 )
 

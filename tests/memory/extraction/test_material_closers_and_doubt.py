@@ -79,3 +79,20 @@ def test_a_change_after_a_doubt_about_its_cause_stands():
     assert any("缬沙坦" in c.content and c.confidence >= 0.9 for c in found), [
         (c.content, c.confidence) for c in found
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "and how do i make the screenshots go to a folder instead of the desktop",
+        "ok so what should i cook tonight",
+        "oh ok my bad.",
+    ],
+)
+def test_questions_and_bare_apologies_are_no_memories(text):
+    assert _extract(text) == [], [c.content for c in _extract(text)]
+
+
+def test_a_statement_after_a_conjunction_is_still_one():
+    found = _extract("and i moved to Denver last month")
+    assert any("Denver" in c.content for c in found), [c.content for c in found]
