@@ -402,6 +402,23 @@ def hypothetical(text: str) -> bool:
     )
 
 
+# Praise or blame of the assistant's work says nothing about the person.
+_ABOUT_THE_ASSISTANT = re.compile(
+    r"^(?:你|您)(?:[\u4e00-\u9fff]{1,4}得|真|太|也太|好厉害|好棒|最棒)|"
+    r"^(?:you(?:'re| are)|u r|ur|you)\s+(?:a |an |the |so |such a )?(?:lifesaver|genius|"
+    r"amazing|awesome|the best|great|brilliant|legend|star|rock|rule|nailed it)",
+    re.IGNORECASE,
+)
+# A clause that only names the moment ("周五了", "终于下班了", "it's friday finally").
+_A_MOMENT = re.compile(
+    r"^(?:终于|总算|又)?(?:(?:周|星期|礼拜)[一二三四五六日天]|周末|下班|放假|月底|年底)了"
+    r"(?:\s*(?:finally|yay|lol))?$|"
+    r"^(?:it'?s|its)\s+(?:finally\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday|the weekend)(?:\s+(?:finally|yay|lol))?$",
+    re.IGNORECASE,
+)
+
+
 def noise_reason(clause: str, *, question: bool) -> str:
 
     core = strip_noise_tokens(clause)
@@ -421,6 +438,10 @@ def noise_reason(clause: str, *, question: bool) -> str:
         return "question"
     if REVISION_RE.match(core):
         return "revision of the current reply"  # "再口语化一点", "make it shorter"
+    if _ABOUT_THE_ASSISTANT.match(core):
+        return "remark about the assistant"  # "你总结得比我们组长强多了", "you're a lifesaver"
+    if _A_MOMENT.match(core):
+        return "about this moment only"  # "周五了 finally", "终于下班了"
     if momentary(core):
         return "about this moment only"  # "I had coffee this morning", "今天有点累"
     if TASK_ZH.match(core) or TASK_EN.match(core) or one_off_request(core):

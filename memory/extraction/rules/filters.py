@@ -78,6 +78,8 @@ ONE_OFF_RE = re.compile(
 # revision, not a lasting taste, unless the sentence is a standing instruction.
 REVISION_RE = re.compile(
     r"^(?:再|更|稍微|稍稍|可以再|能不能再)[\u4e00-\u9fff]{1,4}(?:一点|一些|点|些)(?:吧|啊|呀)?$|"
+    r"^[\u4e00-\u9fff]{1,2}一点(?:儿)?(?:吧|啊|呀)?$|"  # "顺一点", "短一点"
+    r"^(?:改得?)?像[\u4e00-\u9fffA-Za-z ]{1,10}(?:那样|那种|一样)(?:的)?(?:吧)?$|"  # "像新闻稿那样"
     r"^(?:(?:can you |please )?make (?:it|this|that) |a (?:bit|little) |slightly |even )"
     r"(?:more |less |a bit |a little )?[a-z-]+(?:er)?(?: please)?$",
     re.IGNORECASE,
@@ -174,7 +176,12 @@ _TEXT_WORK_VERBS = (
 _WORK_ON_TEXT = re.compile(
     rf"^[^:：\n]{{0,30}}?(?:{_TEXT_WORK_VERBS})[^:：\n]{{0,20}}[:：]", re.IGNORECASE
 )
-_TEXT_WORK = re.compile(_TEXT_WORK_VERBS, re.IGNORECASE)
+# a passage in quotes is handed over to be worked on after these too ("write a reply to this
+# email: "…"", "把这段改得 polite 一点："…"")
+_TEXT_WORK = re.compile(
+    _TEXT_WORK_VERBS + r"|改|回复|回信|写|\b(?:write|draft|reply|respond|decline|answer)\b",
+    re.IGNORECASE,
+)
 
 
 _ABOUT_ME = re.compile(r"我的|关于我|\b(?:my|about me)\b", re.IGNORECASE)

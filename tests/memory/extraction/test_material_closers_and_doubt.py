@@ -32,6 +32,12 @@ def _extract(*texts: str):
         "帮我看看这个报错，服务器一直 502",
         "fix this please, the build keeps failing on CI",
         "哈哈有道理，ok 不聊了 bye~",
+        "哈哈你改得比我们老板写的强多了",
+        "you're a lifesaver, seriously",
+        "周五了 finally 🎉",
+        "嗯 短一点，像朋友圈文案那样",
+        'write a short reply declining this: "Hi, we would love to schedule a demo of our '
+        'new analytics suite next Tuesday at 3pm for your whole team."',
         "lol true, gotta go, talk later",
     ],
 )
@@ -96,3 +102,13 @@ def test_questions_and_bare_apologies_are_no_memories(text):
 def test_a_statement_after_a_conjunction_is_still_one():
     found = _extract("and i moved to Denver last month")
     assert any("Denver" in c.content for c in found), [c.content for c in found]
+
+
+def test_a_plan_on_a_weekday_is_no_mere_moment():
+    found = _extract("我周五了要去体检")
+    assert any("体检" in c.content for c in found), [c.content for c in found]
+
+
+def test_a_lasting_wish_for_shorter_replies_stays():
+    found = _extract("以后写邮件短一点")
+    assert any("邮件" in c.content for c in found), [c.content for c in found]
