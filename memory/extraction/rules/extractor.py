@@ -109,6 +109,14 @@ def _takes_back(text: str) -> bool:
     return bool(re.match(rf"\W*(?:{word_class('retractions').pattern})", first, re.IGNORECASE))
 
 
+def _doubts_what_was_just_said(turns: list[Turn], idx: int, text: str) -> bool:
+    """A turn right after the user's own, opening with a doubt that names nothing ("有个猎头找我
+    聊 Amazon 的岗位。" / "不过 I'm not sure，还没想好"): an afterthought to it, as within a turn.
+    After the assistant's reply the doubt may answer the reply instead."""
+    first = next(iter(split_sentences(text)), text)
+    return idx > 0 and turns[idx - 1].role == "user" and _opens_with_doubt(first)
+
+
 def _previous_user_turn(turns: list[Turn], idx: int, new_from: int) -> int | None:
     for j in range(idx - 1, max(0, new_from) - 1, -1):
         if turns[j].role == "user":
@@ -293,7 +301,7 @@ class RuleExtractor:
                 )
                 for c in found
             ]
-            if _takes_back(turn.content):
+            if _takes_back(turn.content) or _doubts_what_was_just_said(turns, idx, turn.content):
                 candidates = _doubt_turn(candidates, _previous_user_turn(turns, idx, new_from))
             candidates.extend(found)
             covered = {c.source_quote for c in found if c.source_quote}

@@ -112,3 +112,33 @@ def test_a_plan_on_a_weekday_is_no_mere_moment():
 def test_a_lasting_wish_for_shorter_replies_stays():
     found = _extract("以后写邮件短一点")
     assert any("邮件" in c.content for c in found), [c.content for c in found]
+
+
+def _extract_turns(*turns: tuple[str, str]):
+    built = [
+        Turn(role=role, content=text, event_id=i, occurred_at=T0)
+        for i, (role, text) in enumerate(turns)
+    ]
+    return RuleExtractor().extract(built).candidates
+
+
+def test_a_doubt_in_the_next_turn_doubts_what_the_user_just_said():
+    found = _extract_turns(
+        ("user", "有个猎头找我聊字节的算法岗。"),
+        ("user", "不过 not sure，还没想好要不要去"),
+    )
+    offer = [c for c in found if "字节" in c.content]
+    assert offer and all(c.confidence < 0.6 for c in offer), [
+        (c.content, c.confidence) for c in found
+    ]
+
+
+def test_after_the_assistants_reply_a_doubt_may_answer_the_reply():
+    found = _extract_turns(
+        ("user", "I work at Stripe on the payments team."),
+        ("assistant", "Want me to draft a transfer request to the risk team?"),
+        ("user", "not sure yet, maybe later"),
+    )
+    assert any("Stripe" in c.content and c.confidence >= 0.7 for c in found), [
+        (c.content, c.confidence) for c in found
+    ]
