@@ -716,15 +716,18 @@ def _decide(
     if not same_active and not conflicts:
         topical = _topic_conflict(candidate, existing, similarity)
         replaced = _replaced_memory(candidate, occurred_at, existing, similarity)
-        if topical is not None and replaced is not None and replaced[1].id != topical[1].id:
-            # the topic rule and the model point at different memories ("换成联通 1000M" →
-            # "网速好慢" by topic, "用户的电信，300M 的" by the model): the one the model links
-            # more strongly is the one answered anew
-            on_topic = _replaced_memory(
-                candidate, occurred_at, existing, similarity, targets=[topical[1]]
-            )
-            if on_topic is None or replaced[0] > on_topic[0]:
-                topical = None
+        if topical is not None and replaced is not None:
+            if replaced[1].id != topical[1].id:
+                # the topic rule and the model point at different memories ("换成联通 1000M"
+                # → "网速好慢" by topic, "用户的电信，300M 的" by the model): the one the model
+                # links more strongly is the one answered anew
+                on_topic = _replaced_memory(
+                    candidate, occurred_at, existing, similarity, targets=[topical[1]]
+                )
+                if on_topic is None or replaced[0] > on_topic[0]:
+                    topical = None
+            # a topical target kept here is one the model links too: no need to ask it again
+            replaces_firmly = topical is not None and not hedged
         if topical is not None:
             conflicts.append(topical)
         elif replaced is not None:

@@ -176,8 +176,13 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
 def _starts_generic(span: str) -> bool:
     """The span opens with a common word, a kind's own word or one of the speaker's places
     ("公司楼下", "银行卡", "家里")."""
-    generic = _not_values() | _space()[4] | set(words("own_places_zh"))
+    generic = _generic_openings()
     return any(span[:n] in generic for n in range(1, len(span) + 1))
+
+
+@cache
+def _generic_openings() -> frozenset[str]:
+    return _not_values() | _space()[4] | frozenset(words("own_places_zh"))
 
 
 def _latin_tokens(text: str) -> list[tuple[str, str]]:

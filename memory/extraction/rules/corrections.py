@@ -246,17 +246,13 @@ def taken_back_in_passing(text: str) -> str:
         return text
     value = m.group("value").strip()
     before = text[: m.start()]
-    for shape in _VALUE_SHAPES:
-        if not shape.fullmatch(value):
-            continue
-        said = list(shape.finditer(before))
-        if not said:
-            return text
-        last = said[-1]
-        end = m.group("end")
-        rest = text[m.end() :]
-        return f"{before[: last.start()]}{value}{before[last.end() :]}{end}{rest}".rstrip(", ，")
-    return text
+    shapes = _shapes_of_value(value)
+    said = list(shapes[0].finditer(before)) if shapes else []
+    if not said:
+        return text
+    last = said[-1]
+    rest = f"{m.group('end')}{text[m.end() :]}"
+    return f"{before[: last.start()]}{value}{before[last.end() :]}{rest}".rstrip(", ，")
 
 
 _NOT_VALUE = re.compile(
@@ -271,17 +267,24 @@ def shapes_of(text: str) -> set[int]:
     return {i for i, shape in enumerate(_VALUE_SHAPES) if shape.search(text)}
 
 
+def _shapes_of_value(value: str) -> list[re.Pattern]:
+    """The shapes (date, weekday, time, amount) a bare value has, most specific first ("3点" is
+    a time and an amount)."""
+    return [shape for shape in _VALUE_SHAPES if value and shape.fullmatch(value)]
+
+
+def _said_wrong(m: re.Match) -> str:
+    """The value of a "not 6:40" / "不是周三" match, without a trailing particle."""
+    return re.sub(r"[的了吧啊呢]+$", "", (m.group(1) or m.group(2) or "").strip())
+
+
 def wrong_values(text: str) -> list[str]:
     """The values a statement says were wrong: "it's 8:40 not 6:40" → ["6:40"], "是周四，不是
     周三" → ["周三"]. Only value-shaped words (a date, weekday, time, amount): "not sure" names
     no value."""
-    found = []
-    for m in _NOT_VALUE.finditer(text):
-        value = (m.group(1) or m.group(2) or "").strip()
-        value = re.sub(r"[的了吧啊呢]+$", "", value)
-        if value and any(shape.fullmatch(value) for shape in _VALUE_SHAPES):
-            found.append(value)
-    return found
+    return [
+        value for value in map(_said_wrong, _NOT_VALUE.finditer(text)) if _shapes_of_value(value)
+    ]
 
 
 def without_the_wrong_value(text: str) -> str:
@@ -289,11 +292,9 @@ def without_the_wrong_value(text: str) -> str:
     its shape stands before it."""
 
     def drop(m: re.Match) -> str:
-        value = re.sub(r"[的了吧啊呢]+$", "", (m.group(1) or m.group(2) or "").strip())
-        for shape in _VALUE_SHAPES:
-            if value and shape.fullmatch(value) and shape.search(text[: m.start()]):
-                return ""
-        return m.group(0)
+        before = text[: m.start()]
+        shapes = _shapes_of_value(_said_wrong(m))
+        return "" if any(shape.search(before) for shape in shapes) else m.group(0)
 
     return _NOT_VALUE.sub(drop, text)
 
