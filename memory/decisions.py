@@ -49,7 +49,11 @@ from dataclasses import dataclass, field
 from memory.extraction import kinds, replacement, topics
 from memory.extraction.base import Candidate
 from memory.extraction.lexicon import MULTI_VALUE_SLOTS, STYLE_ATOMS
-from memory.extraction.rules.corrections import shapes_of, wrong_values
+from memory.extraction.rules.corrections import (
+    corrected_statement,
+    gives_another_value,
+    wrong_values,
+)
 from memory.extraction.rules.markers import (
     CHANGE_RE,
     FIRM_RE,
@@ -110,6 +114,9 @@ class Decision:
     reason: str = ""
     update_content: bool = False
     also_supersede: list[int] = field(default_factory=list)
+    # the content the new version is written with, when not the candidate's own: the
+    # statement the user took back, with the value put right (`corrected_statement`)
+    content: str = ""
 
 
 _TIME = re.compile(r"^\d{1,2}:\d{2}$")
@@ -451,7 +458,18 @@ def _topic_conflict(
 
 def _corrects_itself(candidate: Candidate) -> bool:
     """The user said what they said before was wrong ("我记错了", "my mistake")."""
-    return bool(SELF_CORRECTION_RE.search(f"{candidate.source_quote}\n{candidate.content}"))
+    return candidate.takes_back or bool(
+        SELF_CORRECTION_RE.search(f"{candidate.source_quote}\n{candidate.content}")
+    )
+
+
+# "Actually it's 12 miles each way": said of an amount given earlier in the conversation, the
+# new figure is the more exact one, with no slip named
+_MORE_EXACTLY = re.compile(
+    r"\bactually\b|\bto be (?:exact|precise)\b|\bmore like\b|"
+    r"其实|确切(?:地)?说|准确(?:地)?说|严格说",
+    re.IGNORECASE,
+)
 
 
 def _taken_back(
@@ -461,12 +479,15 @@ def _taken_back(
     similarity: dict[int, float],
 ) -> ExistingMemory | None:
     """The statement of this conversation the user takes back: the one holding the value they
-    say was wrong ("it's 8:40 not 6:40", "是周四，不是周三"), or — after "我记岔了" / "I meant"
-    without naming it — the closest one holding a value of the same shape (a weekday, a time,
-    a date, an amount)."""
+    say was wrong ("it's 8:40 not 6:40", "是周四，不是周三"); after a slip named without the
+    value ("我记岔了", "sorry, wrong date", in any clause of the turn), the closest one giving
+    another value of the same shape (a weekday, a time, a date, an amount) or answering the
+    same slot; after "actually", the closest one giving another amount in the same unit."""
     said = f"{candidate.source_quote}\n{candidate.content}"
     wrong = wrong_values(said)
-    if not wrong and not SELF_CORRECTION_RE.search(said):
+    slip = _corrects_itself(candidate)
+    more_exact = bool(_MORE_EXACTLY.search(said))
+    if not wrong and not slip and not more_exact:
         return None
     recent = [
         m
@@ -478,10 +499,31 @@ def _taken_back(
     ]
     if wrong:
         pool = [m for m in recent if any(v.lower() in m.content.lower() for v in wrong)]
+    elif slip:
+        pool = [
+            m
+            for m in recent
+            if gives_another_value(candidate.content, m.content)
+            or (candidate.slot and m.slot == candidate.slot and candidate.values != m.values)
+        ]
     else:
-        shapes = shapes_of(candidate.content)
-        pool = [m for m in recent if shapes & shapes_of(m.content)] if shapes else []
-    return max(pool, key=lambda m: similarity.get(m.id, 0.0), default=None)
+        pool = [m for m in recent if topics.amounts_differ(candidate.content, m.content)]
+    # a figure in the same unit ("21楼" for "12楼") before a figure of any kind
+    return max(
+        pool,
+        key=lambda m: (
+            topics.amounts_differ(candidate.content, m.content),
+            similarity.get(m.id, 0.0),
+        ),
+        default=None,
+    )
+
+
+def _put_right(candidate: Candidate, taken_back: ExistingMemory) -> str:
+    """What the user meant to say: the statement taken back with its value corrected, when the
+    correction gives one value of a shape it held ("是21楼", "the 18th"): the rest of what was
+    said stays said. Empty (the correcting statement is written) when that is not clear."""
+    return corrected_statement(candidate.content, taken_back.content) or ""
 
 
 def _adds_to_something(text: str) -> bool:
@@ -679,6 +721,16 @@ def _decide(
     if candidate.kind == "episodic":
         if low:
             return Decision("observe_low_confidence", None, "episodic, low confidence")
+        # "等等，我记岔了，去年试了一圈最后合脚的是43": told as what happened, still the
+        # correction of what was said before
+        taken_back = None if hedged else _taken_back(candidate, occurred_at, existing, similarity)
+        if taken_back is not None:
+            return Decision(
+                SUPERSEDE,
+                taken_back.id,
+                f"corrects #{taken_back.id}: taken back",
+                content=_put_right(candidate, taken_back),
+            )
         replaced = (
             None if hedged else _replaced_memory(candidate, occurred_at, existing, similarity)
         )
@@ -697,7 +749,7 @@ def _decide(
     taken_back = None if hedged else _taken_back(candidate, occurred_at, existing, similarity)
     if taken_back is not None:
         reason = f"corrects #{taken_back.id}: the user took it back"
-        return Decision(SUPERSEDE, taken_back.id, reason)
+        return Decision(SUPERSEDE, taken_back.id, reason, content=_put_right(candidate, taken_back))
 
     same_active: list[tuple[float, ExistingMemory]] = []
     same_other: list[tuple[float, ExistingMemory]] = []

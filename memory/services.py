@@ -945,7 +945,15 @@ def _apply_supersede(
     carry_evidence: bool = False,
 ) -> WriteResult:
     carried: dict[str, Any] = {}
-    if not carry_evidence:
+    if decision.content and decision.content != candidate.content:
+        # the statement the user took back, put right: it is what will be recalled
+        candidate = replace(candidate, content=decision.content)
+        fields = {
+            **fields,
+            "search_text": _search_text(candidate),
+            "embedding": _embed([decision.content])[0],
+        }
+    elif not carry_evidence:
         # names as written, not the lexicon's canonical entities (those name the topic both
         # versions share: "周会" is not a value the new one replaces)
         old_values = list(old.slot_values) or topics.literal_names(old.content)

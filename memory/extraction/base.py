@@ -56,6 +56,10 @@ class Candidate:
     # lets a change worded without its topic ("换途虎了" while talking about 保养) find the
     # memory it replaces.
     context_topics: list[str] = field(default_factory=list)
+    # Said in a turn where the user takes back something they said earlier in the conversation
+    # ("哎不对，是21楼", "sorry, wrong date — it's the 18th"): the write decision looks for the
+    # statement of this conversation it corrects, whichever clause named the slip.
+    takes_back: bool = False
     # From an extractor that was shown the subject's known memories (the LLM's update phase):
     # "add" a new memory, "update" memory `target_id` with this one, or it is a "duplicate" of
     # `target_id`. Empty: the write decision service relates it to what is stored by itself.

@@ -214,7 +214,8 @@ _ZH_NUM = r"[\d一二三四五六七八九十两]"
 _VALUE_SHAPES = [
     re.compile(
         rf"{_EN_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
-        rf"{_EN_MONTH}|{_ZH_NUM}{{1,3}}月{_ZH_NUM}{{1,3}}[号日]|(?<!\d)\d{{1,2}}[号日]",
+        rf"{_EN_MONTH}|{_ZH_NUM}{{1,3}}月{_ZH_NUM}{{1,3}}[号日]|(?<!\d)\d{{1,2}}[号日]|"
+        r"\bthe \d{1,2}(?:st|nd|rd|th)\b",
         re.IGNORECASE,
     ),
     re.compile(
@@ -262,9 +263,63 @@ _NOT_VALUE = re.compile(
 )
 
 
-def shapes_of(text: str) -> set[int]:
-    """Which value shapes (date, weekday, time, amount) the text holds."""
-    return {i for i, shape in enumerate(_VALUE_SHAPES) if shape.search(text)}
+def gives_another_value(new: str, old: str) -> bool:
+    """The old statement gives a value of a shape the new one also gives (date, weekday, time,
+    amount) that the new one does not: "是21楼" against "家在12楼", "the 18th" against "June
+    14th", but not "按 Year 5 的程度找" against "她是 Year 5"."""
+    for shape in _VALUE_SHAPES:
+        mine, theirs = _values_of_shape(shape, new), _values_of_shape(shape, old)
+        if mine and theirs - mine:
+            return True
+    return False
+
+
+_FIGURE_RUN = re.compile(r"\d+(?:[.,]\d+)?(?:st|nd|rd|th)?", re.IGNORECASE)
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+
+
+def corrected_statement(new: str, old: str) -> str | None:
+    """The old statement with the value the new one corrects put right, when that is clear:
+    the old gives one value of a shape and the new one other value of it ("用户家在12楼，有电
+    梯" + "是21楼" → "用户家在21楼，有电梯"; "anniversary is on June 14th" + "the 18th" →
+    "June 18th"). What else the old statement said stays said. None when it is not clear."""
+    for shape in _VALUE_SHAPES:
+        said = list(shape.finditer(old))
+        if not said:
+            continue
+        olds = _values_of_shape(shape, old)
+        fresh = [v for v in _values_of_shape(shape, new) if v not in olds]
+        if shape is _VALUE_SHAPES[-1] and not any(_YEAR.match(v) for v in olds):
+            fresh = [v for v in fresh if not _YEAR.match(v)]  # a year the date reader added
+        if not fresh:
+            continue  # not the shape corrected ("周二" stays when "四点" corrects the hour)
+        if len(set(fresh)) != 1:
+            return None
+        right = next(m for m in shape.finditer(new) if fresh[0] in m.group(0).lower())
+        if len(olds) > 1:
+            # several figures: the one in the corrected figure's unit ("3栋8楼" + "18楼")
+            unit = _FIGURE_RUN.sub("", right.group(0)).strip().lower()
+            said = [m for m in said if _FIGURE_RUN.sub("", m.group(0)).strip().lower() == unit]
+            if len(said) != 1 or not unit:
+                return None
+        wrong = said[0].group(0)
+        figures_old, figures_new = _FIGURE_RUN.findall(wrong), _FIGURE_RUN.findall(right.group(0))
+        if len(figures_old) == 1 and len(figures_new) == 1:
+            # only the figure: "June 14th" + "the 18th" keeps June, "42码" + "43" keeps 码
+            fixed = wrong.replace(figures_old[0], figures_new[0], 1)
+        else:
+            fixed = right.group(0).strip()
+        start, end = said[0].span()
+        return f"{old[:start]}{fixed}{old[end:]}"
+    return None
+
+
+def _values_of_shape(shape: re.Pattern, text: str) -> set[str]:
+    found = [v.lower().strip() for v in shape.findall(text)]
+    if shape is _VALUE_SHAPES[-1]:
+        # an amount is its figure: what the shape takes after it may be the next word ("5 的")
+        return {n for v in found for n in re.findall(r"\d+(?:[.,]\d+)?", v)}
+    return set(found)
 
 
 def _shapes_of_value(value: str) -> list[re.Pattern]:

@@ -54,6 +54,7 @@ from memory.extraction.rules.markers import (
     HEDGE_RE,
     REPORTED_RE,
     SAFETY_RE,
+    SELF_CORRECTION_RE,
     STANDING_RE,
     TIME_RE,
     changes_a_state,
@@ -249,7 +250,10 @@ def _made_in_a_clause_of_its_own(sentence: str) -> bool:
 # "in a few years", "过两年": when, not what
 _SPAN_OF_TIME = re.compile(
     r"\b(?:a few|a couple(?: of)?|several|some|\d+)\s+(?:years?|months?|weeks?|days?)\b|"
-    r"[过再][一两二三几\d]+[年月天]",
+    r"[过再][一两二三几\d]+[年月天]|"
+    # "maybe after the holidays", "可能过完年吧": a time of the year, no thing of its own
+    r"\b(?:after|before|over|during|around|by) (?:the )?(?:holidays?|christmas|new year|"
+    r"break|vacation|summer|winter)\b|过完?年|年后|节后|放假",
     re.IGNORECASE,
 )
 
@@ -293,11 +297,13 @@ class RuleExtractor:
                 turn = replace(turn, content=fixed)
             found = self._turn(turn, idx, prev_asst if prev_is_last else "", prev_asst, state)
             # "it's 8:40 not 6:40": the memory keeps the right value; the quote keeps both
+            takes_back = bool(SELF_CORRECTION_RE.search(said))
             found = [
                 replace(
                     c,
                     content=without_the_wrong_value(c.content),
                     source_quote=said if fixed is not None else c.source_quote,
+                    takes_back=takes_back,
                 )
                 for c in found
             ]
@@ -305,7 +311,9 @@ class RuleExtractor:
                 candidates = _doubt_turn(candidates, _previous_user_turn(turns, idx, new_from))
             candidates.extend(found)
             covered = {c.source_quote for c in found if c.source_quote}
-            candidates.extend(episodes_for_turn(turn, idx, covered))
+            candidates.extend(
+                replace(e, takes_back=takes_back) for e in episodes_for_turn(turn, idx, covered)
+            )
         return ExtractionResult(candidates=candidates, extractor=self.name)
 
     # -- one user turn ------------------------------------------------------------------------

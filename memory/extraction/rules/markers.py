@@ -62,7 +62,26 @@ FIRM_RE = _alt(FIRM_ZH + FIRM_EN)
 # itself evidence that it is the current state: as firm as an explicit update marker.
 # Taking back a value one gave ("我说错了，过敏的是菠萝", "my mistake, the rate is 3.55%"): what
 # follows is the right one, a change of what was said.
-SELF_CORRECTION_RE = word_class("self_corrections")
+# Besides the word class, the ways a slip is named, whatever verb or noun comes with it: a
+# verb of saying, remembering, writing, reading or typing with 错/岔/混/反/串 ("老记错她的年级",
+# "填错了", "算岔了"), a "不对" standing as a clause of its own ("哎不对，…"), a muddled head
+# ("脑子糊涂了"); "wrong <what was given>" ("sorry, wrong date"), a typo, "mis-" verbs, and
+# mixing one up with someone ("I'm mixing it up with my brother").
+_SLIP = (
+    # the speaker's own: at the head of a clause or after 我, not after someone else
+    # ("平方分米平方厘米他老搞混", "女儿老把6和9写反")
+    r"(?:^|(?<=[，,。.！!；;\s我]))(?:[又老总]\s*)?"
+    r"(?:说|记|写|看|听|打|搞|弄|想|报|填|输|算|念|读|标|选)得?(?:错|岔|混|反|串)了?"
+    r"|(?:^|(?<=[，,。.！!；;\s]))(?:(?:[哦噢啊哎唉呃额嗯呀]+|等等)[，,\s]*)?不对(?:不对)?"
+    r"(?=[，,。.！!；;\s]|$)"
+    r"|(?:脑子)?(?:糊涂|迷糊|短路)了"
+    r"|\bwrong (?:date|day|time|number|year|month|week|one|city|place|size|name|address|floor"
+    r"|amount|price|figure|store|shop|person|kid|dog|car)\b"
+    r"|\btypo\b|\bmis(?:spoke|typed|read|remembered|heard)\b"
+    r"|\b(?:I'm |I am |I was |I )?mix(?:ed|ing)? (?:it |them |that |those |things |him |her )?up"
+    r"(?: with (?:my|the|his|her|our) \w+(?: \w+)?)?"
+)
+SELF_CORRECTION_RE = re.compile(f"{word_class('self_corrections').pattern}|{_SLIP}", re.IGNORECASE)
 CHANGE_RE = _alt([*CHANGE_ZH, *CHANGE_EN, SELF_CORRECTION_RE.pattern])
 _TAKING_BACK_ONLY = re.compile(
     r"我|咱|等等|等一?下|不好意思|抱歉|[啊呀哦吧了的哈嗯噢]|"

@@ -66,6 +66,10 @@ def test_a_quote_is_material_only_when_asked_to_work_on_it():
         ),
         ("I'm moving to Denver in May. Nothing's decided though.", "Denver"),
         ("老公一直劝我换个电车，比亚迪海豹，说充电便宜。", "海豹"),
+        ("We keep playing with the idea of selling the Honda. Nothing settled.", "Honda"),
+        ("my wife and I are batting around the idea of moving to Tucson", "Tucson"),
+        ("Getting my daughter a piano teacher, maybe after the holidays.", "piano"),
+        ("想把车换成电动的，也许过完年吧。", "电动"),
     ],
 )
 def test_doubted_statements_are_tentative(text, value):
