@@ -534,6 +534,24 @@ def _adds_to_something(text: str) -> bool:
     return bool(word_class("additive").search(first))
 
 
+# a memory that tells the agent what to do or not to do, as rewritten for storage ("以后推荐餐厅
+# 别给用户推川湘菜", "never book the user red-eye flights")
+_INSTRUCTS_THE_AGENT = re.compile(
+    r"(?:别|不要|千万别|请|记得)(?:再)?(?:给用户|帮用户|给我|帮我|推荐|推|约|订|安排|发|用|加|写)|"
+    r"\b(?:don't|do not|never|always|please)\s+(?:suggest|book|recommend|use|send|schedule|reply"
+    r"|write|give|put|add|order|remind)\b",
+    re.IGNORECASE,
+)
+
+
+# one of the things on offer picked ("开水白菜好 就它了", "let's go with the blue one")
+_ONE_CHOSEN = re.compile(
+    r"就(?:它|这个|那个|这家|这款|这道)|(?:选|挑|点)了(?:这|那)|"
+    r"\b(?:go with|pick|take|choose|get) (?:the|that|this)\b|\bthe one (?:on|with|at|in)\b",
+    re.IGNORECASE,
+)
+
+
 def _replaced_memory(
     candidate: Candidate,
     occurred_at: dt.datetime | None,
@@ -565,10 +583,17 @@ def _replaced_memory(
     # pair costs a segmentation of both texts (≈ 3 ms uncached); and any that names another
     # thing of a kind the candidate names (another car, another editor), however far apart
     # the wording puts them
+    # a standing instruction ("以后别给我推川湘菜") is not answered anew by one of the things
+    # on offer picked once ("开水白菜好 就它了"), unless that is said as a change
+    once = not (candidate.kind == "procedural" or CHANGE_RE.search(said)) and bool(
+        _ONE_CHOSEN.search(said)
+    )
     earlier_ones = [
         m
         for m in (existing if targets is None else targets)
-        if m.id in sims and replacement.later_conversation(occurred_at, m.occurred_at)
+        if m.id in sims
+        and replacement.later_conversation(occurred_at, m.occurred_at)
+        and not (once and _INSTRUCTS_THE_AGENT.search(m.content))
     ]
     closest = sorted(
         (m for m in earlier_ones if sims[m.id] >= topics.MIN_SIMILARITY),

@@ -428,3 +428,29 @@ def test_a_value_taken_back_later_in_the_conversation_supersedes_the_statement_h
     # a later conversation is no correction of this one: the model and the rules decide there
     far = decide(candidate, T0 + dt.timedelta(days=20), [earlier, other], {1: 0.3, 2: 0.1})
     assert "took it back" not in far.reason
+
+
+def test_one_thing_picked_from_the_offer_does_not_answer_a_standing_instruction_anew(monkeypatch):
+    """ "以后别给我订红眼航班" is not replaced, weeks later, by picking one of the flights the
+    assistant listed — however strongly the replacement model links the two; an instruction
+    given anew does replace it."""
+    from memory.extraction import replacement
+
+    monkeypatch.setattr(replacement, "linked", lambda *a, **k: 0.99)
+    rule = mem(1, kind="procedural", content="用户以后订机票别给用户订红眼航班，睡不好")
+    later = T0 + dt.timedelta(days=30)
+    picked = Candidate(
+        content="用户选了那班早上七点的航班（就这个吧）",
+        category="fact",
+        confidence=0.75,
+        source_quote="就这个吧，选了那班早上七点的",
+    )
+    assert decide(picked, later, [rule], {1: 0.62}).action == "create"
+    anew = Candidate(
+        content="用户以后订机票哪班便宜订哪班，红眼航班也行",
+        category="preference",
+        kind="procedural",
+        confidence=0.75,
+        source_quote="以后订机票哪班便宜订哪班，红眼航班也行",
+    )
+    assert decide(anew, later, [rule], {1: 0.62}).target_id == 1

@@ -289,8 +289,22 @@ def is_episode(sentence: str) -> bool:
     s = (sentence or "").strip()
     if len(s) < 4:
         return False
-    has_time = bool(find_times(s)) or _vague_anchor(s)
-    return _is_event(s, has_time)[0]
+    return _is_event(s, _dated(s))[0]
+
+
+def _dated(sentence: str) -> bool:
+    """The sentence says when something happened (not what year a thing is from)."""
+    times = find_times(sentence)
+    return any(not _names_a_vintage(sentence, t[1]) for t in times) or _vague_anchor(sentence)
+
+
+# "一台2015年的卡罗拉", "2008年的老房子": a year describing a thing (its model year, when it was
+# built) dates no event; "2015年的时候" / "去年的夏天" does
+_WHEN_AFTER = re.compile(r"的(?:时候|那|时|日子|事|春|夏|秋|冬|年底|年初|假期)")
+
+
+def _names_a_vintage(sentence: str, end: int) -> bool:
+    return sentence[end : end + 1] == "的" and not _WHEN_AFTER.match(sentence, end)
 
 
 def _is_event(sentence: str, has_time: bool) -> tuple[bool, str]:
@@ -507,7 +521,7 @@ def episodes_for_turn(turn: Turn, index: int, covered: set[str]) -> list[Candida
         if len(sentence) < 4 or contains_pii(sentence):
             prev_event = False
             continue
-        has_time = bool(find_times(sentence)) or _vague_anchor(sentence)
+        has_time = _dated(sentence)
         ok, lang = _is_event(sentence, has_time)
         leaning = prev_event and bool(PRONOUN_LEAN.search(sentence))
         if not ok:

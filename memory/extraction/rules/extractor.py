@@ -380,6 +380,9 @@ class RuleExtractor:
                 [*state.topics[:2], *filter(None, named), *head_nouns(text, common_only=True)]
             )
         )[:5]
+        # someone else's doing is dropped before merging: merged into the user's statement on
+        # its topic ("同事约周末去喝酒" + "我…酒是一滴都不碰的") it would take that along
+        hits = [h for h in hits if not about_outsider(h.content_body)]
         found = [self._candidate(h, idx, lang) for h in merge_hits(hits)]
         return [replace(c, context_topics=context) for c in found if not about_outsider(c.content)]
 

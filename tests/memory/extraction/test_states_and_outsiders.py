@@ -1,0 +1,51 @@
+"""What a statement is about and whose it is: a year describing a thing dates no event; the
+place one starts at names it ("去X报到"); someone else's doing does not take the user's
+statement on its topic along when it is dropped; a hedge word written in Latin letters inside
+Chinese is no name; drinking alcohol and counting carbs are topics of their own. Examples
+written for these tests."""
+
+import datetime as dt
+
+from memory.extraction import kinds, topics
+from memory.extraction.base import Turn
+from memory.extraction.rules.episodes import is_episode
+from memory.extraction.rules.extractor import RuleExtractor
+
+T0 = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)
+
+
+def _extract(text: str):
+    return RuleExtractor().extract([Turn(role="user", content=text, occurred_at=T0)]).candidates
+
+
+def test_a_year_describing_a_thing_dates_no_event():
+    assert not is_episode("我开的是一辆2018年的思域，跑了九万公里了")
+    found = _extract("我开的是一辆2018年的思域，跑了九万公里了")
+    assert any("思域" in c.content and c.kind == "semantic" for c in found), found
+    # a year that says when something happened still does
+    assert is_episode("2019年的时候我在成都住过半年")
+
+
+def test_where_one_goes_to_start_work_is_named():
+    assert "bank" in kinds.named_kinds("用户下个月去工商银行报到，还是做柜员")
+
+
+def test_someone_elses_doing_does_not_take_the_users_statement_along():
+    found = _extract("同事约我下午去喝咖啡，帮我推一下。我胃不好，咖啡是一口都不能喝的。")
+    assert any("胃不好" in c.content for c in found), found
+    assert not any("同事" in c.content for c in found), found
+
+
+def test_a_hedge_word_in_latin_letters_is_no_name():
+    found = _extract(
+        "附近开了家 F45，环境好很多，我现在的卡下个月到期，我 maybe 会转过去，看看价格再说。"
+    )
+    hedged = [c for c in found if "F45" in c.content]
+    assert hedged and all(c.confidence < 0.6 for c in hedged), found
+
+
+def test_alcohol_and_carbs_are_topics():
+    assert "alcohol" in topics.concepts("周末喜欢喝点啤酒")
+    assert "alcohol" in topics.concepts("I've been sober for a year")
+    assert "diet_type" in topics.concepts("最近在控碳水，一天不超过50g")
+    assert "diet_type" in topics.concepts("trying low carb this month")
