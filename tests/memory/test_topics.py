@@ -71,3 +71,21 @@ def test_a_request_about_the_family_finds_the_family_but_never_links_two_stateme
     assert "family" in topics.concepts("The user's twins are 4.", recall=True)
     # for a change, two statements about one's children are not thereby about one thing
     assert "family" not in topics.concepts("The user's twins are 4.")
+
+
+def test_a_task_finds_the_health_facts_and_writing_rules_it_needs_but_links_nothing():
+    from memory.extraction import topics
+
+    # packing, a hike or a form to fill in needs what the person's body needs
+    assert "health" in topics.query_concepts("what should I pack for a ski weekend?")
+    assert "health" in topics.query_concepts("下周去露营，帮我列个清单")
+    assert "health" in topics.concepts("The user is allergic to bee stings.", recall=True)
+    assert "health" in topics.concepts("用户有哮喘，换季容易犯", recall=True)
+    # whatever is written for the person follows their rules on style
+    assert "writing_style" in topics.query_concepts("帮我写段生日祝福发给我妈")
+    assert "writing_style" in topics.concepts("用户不喜欢文案里有感叹号", recall=True)
+    # a query about the job reaches the job
+    assert "employer" in topics.query_concepts("draft a note to HR about my PTO balance")
+    # for a change, two health facts or two style rules are not thereby about one thing
+    assert "health" not in topics.concepts("用户有哮喘，换季容易犯")
+    assert "writing_style" not in topics.concepts("用户不喜欢文案里有感叹号")
