@@ -137,3 +137,26 @@ def test_someone_elses_slip_takes_nothing_back(cast):
     )
     assert _any(found.get("active", []), "三年级"), found
     assert not found.get("superseded"), found
+
+
+def test_a_sentence_that_only_names_the_slip_answers_nothing():
+    from memory.extraction.base import Turn
+    from memory.extraction.rules.extractor import RuleExtractor
+
+    turns = [
+        Turn(role="user", content="For the intake form I wrote my blood type is A."),
+        Turn(role="assistant", content="Okay. Anything else for the form?"),
+        Turn(role="user", content="Wait, I'm mixing it up with my sister. Mine is O negative."),
+    ]
+    contents = [c.content for c in RuleExtractor().extract(turns).candidates]
+    assert not any("Wait" in c or "sister" in c for c in contents), contents
+    assert any("O negative" in c for c in contents), contents
+
+
+def test_a_past_tense_stays_past_in_the_third_person():
+    from memory.extraction.base import Turn
+    from memory.extraction.rules.extractor import RuleExtractor
+
+    turns = [Turn(role="user", content="My knee is the problem, I tore a ligament playing soccer.")]
+    contents = " ".join(c.content for c in RuleExtractor().extract(turns).candidates)
+    assert "the user tore a ligament" in contents, contents

@@ -60,6 +60,7 @@ from memory.extraction.rules.markers import (
     changes_a_state,
     hedges_the_speaker,
     made_change,
+    only_takes_back,
 )
 from memory.extraction.rules.merge import deferred, merge_hits
 from memory.extraction.rules.phrasing import finish_sentence, naturalize
@@ -335,6 +336,10 @@ class RuleExtractor:
             if imagined and not BACK_TO_REAL.match(sentence):
                 continue
             imagined = False
+            if only_takes_back(sentence):
+                # "Hold on, I'm mixing it up with my brother.": the slip is named, the next
+                # sentence says what is right; this one answers no question of the assistant's
+                continue
             sentence = state.resolve_pronoun(sentence)
             if n:
                 sentence = _thing_for_it(sentence, sentences[n - 1])
