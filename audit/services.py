@@ -161,20 +161,47 @@ def _lock_chain_and_read_tail(tenant_id: int | None) -> str | None:
 # of (the entries it appended last), so that a batch of writes takes the lock and reads the tail
 # once instead of once per entry.
 _held_tails: ContextVar[dict[int | None, str] | None] = ContextVar("audit_held_tails", default=None)
+# …and the entries (with their free text) it has sealed but not written yet: written together,
+# in chain order, when the batch ends — still inside the caller's transaction.
+_held_entries: ContextVar[list[tuple[AuditEntry, dict[str, Any] | None]] | None] = ContextVar(
+    "audit_held_entries", default=None
+)
 
 
 @contextmanager
 def audit_chain_held() -> Iterator[None]:
     """Within one transaction (the caller's `atomic` block, which must enclose this one and
     not roll back a savepoint of it), audit entries after the first of a tenant reuse its lock
-    and the tail it wrote: no other writer can append to that chain until the commit."""
+    and the tail it wrote: no other writer can append to that chain until the commit. The
+    entries are written in two statements when the block ends (the chain order is the list
+    order, ids ascending), not two per entry; on an exception nothing is written, and the
+    caller's transaction rolls back the change they audit."""
     if not connection.in_atomic_block:
         raise RuntimeError("audit_chain_held needs the caller's transaction")
-    token = _held_tails.set({})
+    tails = _held_tails.set({})
+    entries = _held_entries.set([])
     try:
         yield
+        _write_held(_held_entries.get() or [])
     finally:
-        _held_tails.reset(token)
+        _held_tails.reset(tails)
+        _held_entries.reset(entries)
+
+
+def _write_held(held: list[tuple[AuditEntry, dict[str, Any] | None]]) -> None:
+    if not held:
+        return
+    AuditEntry.objects.bulk_create([entry for entry, _ in held])  # ids come back (RETURNING)
+    texts = [
+        AuditEntryText(
+            entry=entry,
+            **text,
+            text_mac=text_mac(entry.pk, text["reason"], text["request_id"], text["target_ref"]),
+        )
+        for entry, text in held
+        if text is not None
+    ]
+    AuditEntryText.objects.bulk_create(texts)
 
 
 def audit_record(
@@ -225,6 +252,20 @@ def audit_record(
             entry.prev_hash = _lock_chain_and_read_tail(tenant_id) or GENESIS_HASH
         entry.entry_hash = entry_hash(hashed_fields(entry), entry.prev_hash)
         entry.entry_mac = entry_mac(entry.entry_hash)
+        pending = _held_entries.get()
+        if pending is not None:
+            text = None
+            if reason or client_request or target_ref:
+                text = {
+                    "tenant_id": tenant_id,
+                    "subject_id": subject_id,
+                    "reason": reason,
+                    "request_id": client_request,
+                    "target_ref": target_ref,
+                }
+            pending.append((entry, text))
+            held[tenant_id] = entry.entry_hash
+            return entry
         entry.save()
         if reason or client_request or target_ref:
             AuditEntryText.objects.create(

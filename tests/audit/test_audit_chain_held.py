@@ -41,6 +41,32 @@ def test_a_batch_takes_the_chain_lock_once(cast):
 
 
 @pytest.mark.django_db
+def test_a_batch_writes_its_entries_together_and_nothing_when_it_fails(cast):
+    with CaptureQueriesContext(connection) as captured, transaction.atomic(), audit_chain_held():
+        for i in range(4):
+            audit_record(
+                actor=SYSTEM,
+                action="test.together",
+                target_type="test",
+                target_id=str(i),
+                tenant_id=cast.tenant_a.pk,
+                reason=f"entry {i}",
+            )
+        assert not AuditEntry.objects.filter(action="test.together").exists()
+    inserts = [q for q in captured.captured_queries if q["sql"].startswith("INSERT INTO")]
+    assert len(inserts) == 2, [q["sql"][:60] for q in inserts]  # the entries, their texts
+    entries = list(AuditEntry.objects.filter(action="test.together").order_by("pk"))
+    assert [e.target_id for e in entries] == ["0", "1", "2", "3"]
+    assert all(e.text.reason == f"entry {i}" for i, e in enumerate(entries))
+    assert audit_chain_verify().ok
+
+    with pytest.raises(RuntimeError), transaction.atomic(), audit_chain_held():
+        audit_record(actor=SYSTEM, action="test.failed", tenant_id=cast.tenant_a.pk, reason="x")
+        raise RuntimeError("the change fails")
+    assert not AuditEntry.objects.filter(action="test.failed").exists()
+
+
+@pytest.mark.django_db
 def test_each_entry_outside_a_batch_takes_the_lock(cast):
     with CaptureQueriesContext(connection) as captured, transaction.atomic():
         for _ in range(3):
