@@ -23,7 +23,8 @@
     [SECRET]    card security codes, PINs, one-time codes and passwords after their label
                 ("CVV 381", "验证码 4821", "password is hunter2")
     [PASSPORT]  passport numbers (after "passport"/"护照", or the CN E/G + 8 digits form)
-    [ACCOUNT]   membership / frequent-flyer / account numbers introduced by such a label
+    [ACCOUNT]   membership / frequent-flyer / account / routing numbers introduced by such a
+                label; an IBAN with a valid checksum, labelled or not
     [HANDLE]    messaging handles after their label ("微信 ly_shoots_2020", "QQ 12345678",
                 "ig @li.wei_99"): a way to reach the person as direct as a phone number
     [ADDRESS]   the street-level part of a postal address: "锦绣路1888弄12号1502室", "2217 Fillmore
@@ -121,10 +122,23 @@ CARD_CONTEXT_RE = re.compile(
 )
 ACCOUNT_RE = re.compile(
     r"(?i)((?:frequent[- ]flyer|membership|member|loyalty|account|customer|会员|常旅客|账户|账号|"
-    r"银行卡|卡)(?:\s*(?:number|no\.?|#|id|号码|号|卡号))?)"
+    r"银行卡|卡|routing|aba|swift|bic|iban|sort code|transit|路由|联行)"
+    r"(?:\s*(?:number|no\.?|#|id|code|号码|号|卡号))?)"
     + _LABEL_SEP
     + r"([A-Z]{0,3}[ -]?\d[\d -]{4,}\d)(?![0-9A-Za-z])"
 )
+
+# An international bank account number, with or without its label: country, check digits,
+# then the account, in groups or not; only a valid checksum (ISO 13616 mod 97) counts.
+IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
+
+
+def iban_valid(value: str) -> bool:
+    compact = value.replace(" ", "").upper()
+    moved = compact[4:] + compact[:4]
+    digits = "".join(str(int(ch, 36)) for ch in moved)
+    return len(compact) >= 15 and int(digits) % 97 == 1
+
 
 # From the house number after a road name down to the door (弄 / 号 / 栋 / 单元 / 室): the road
 # and the district stay ("浦东新区锦绣路[ADDRESS]"); "2号线" is a metro line, not a house.
@@ -132,7 +146,9 @@ _ZH_NO = r"\s?\d{1,5}\s?"
 ZH_ADDRESS_RE = re.compile(
     rf"(?<=[路街道巷里同]){_ZH_NO}(?:弄|号(?!线)|號)"
     rf"(?:{_ZH_NO}(?:弄|号(?![线楼])|號|栋|棟|幢|座))*(?:{_ZH_NO}单元)?(?:{_ZH_NO}(?:室|房|号房))?"
-    rf"|(?<!\d)\d{{1,5}}\s?(?:栋|棟|幢|座)(?:{_ZH_NO}单元)?{_ZH_NO}(?:室|房)"
+    # a building and its door ("3座1805", "12栋2单元501室"), also after a building's name
+    rf"|(?<!\d)\d{{1,5}}\s?(?:栋|棟|幢|座|号楼)(?:{_ZH_NO}单元)?"
+    rf"(?:{_ZH_NO}(?:室|房)|\s?\d{{3,4}}(?![\d年月日号天元块]))"
 )
 _EN_STREET = (
     r"(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Dr|Drive|Ln|Lane|Way|Ct|Court|Pl|Place|"
@@ -272,6 +288,7 @@ def redact(text: str) -> RedactionResult:
         return keep_label("ACCOUNT")(m)
 
     out = ACCOUNT_RE.sub(account_sub, out)
+    out = IBAN_RE.sub(lambda m: bump("ACCOUNT") if iban_valid(m.group(0)) else m.group(0), out)
     out = LABELLED_HANDLE_RE.sub(keep_label("HANDLE"), out)
     out = ZH_ADDRESS_RE.sub(lambda m: bump("ADDRESS"), out)
     out = EN_ADDRESS_RE.sub(lambda m: bump("ADDRESS"), out)

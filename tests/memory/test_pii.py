@@ -234,3 +234,26 @@ def test_labels_without_a_value_take_nothing(text):
 )
 def test_identifier_shapes_without_their_label_stay(text):
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text,gone",
+    [
+        ("wire it to account 55120398, routing number 121000358", "121000358"),
+        ("ABA 026009593 for the checking account", "026009593"),
+        ("my IBAN is FR14 2004 1010 0505 0001 3M02 606", "2004 1010"),
+        ("refund to NL91ABNA0417164300 please", "NL91ABNA0417164300"),
+        ("送到望京西路33号望京SOHO 2座1702，前台代收", "1702"),
+        ("快递放到科技园南路8号创业大厦5号楼2单元603", "603"),
+    ],
+)
+def test_bank_routes_and_doors_after_a_building_name_are_redacted(text, gone):
+    assert gone not in redact(text).text, redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["模型 GB12ABCD12345678901 是随便编的", "我们在5号楼2单元开会", "那栋楼是3座1985年建的"],
+)
+def test_shapes_that_are_no_account_or_door_stay(text):
+    assert redact(text).text == text
