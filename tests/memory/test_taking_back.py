@@ -160,3 +160,12 @@ def test_a_past_tense_stays_past_in_the_third_person():
     turns = [Turn(role="user", content="My knee is the problem, I tore a ligament playing soccer.")]
     contents = " ".join(c.content for c in RuleExtractor().extract(turns).candidates)
     assert "the user tore a ligament" in contents, contents
+
+
+def test_having_mistyped_is_no_event_the_rest_of_the_sentence_reports():
+    from memory.extraction.base import Turn
+    from memory.extraction.rules.extractor import RuleExtractor
+
+    turns = [Turn(role="user", content="不好意思打错了，我是 A 型血，体检单上写的。")]
+    found = RuleExtractor().extract(turns).candidates
+    assert any("A 型血" in c.content and c.kind == "semantic" for c in found), found

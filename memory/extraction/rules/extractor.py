@@ -103,6 +103,14 @@ def _episode_only(hit: Hit, sentence: str) -> bool:
     return is_episode(sentence) and not SAFETY_RE.search(sentence)
 
 
+def _without_slips(sentence: str) -> str:
+    """The sentence without its clauses that only name a slip ("Sorry 打错了，我是 B 型血"):
+    having mistyped is no event the rest of the sentence reports."""
+    clauses = split_clauses(sentence)
+    kept = [c for c in clauses if not only_takes_back(c)]
+    return "".join(kept) if kept and len(kept) < len(clauses) else sentence
+
+
 def _takes_back(text: str) -> bool:
     """The turn opens by taking back what was just said ("算了算了，…先不折腾", "never mind,
     I'll keep the Mac", "还是算了，先观望吧")."""
@@ -345,7 +353,7 @@ class RuleExtractor:
                 sentence = _thing_for_it(sentence, sentences[n - 1])
             hit = self._sentence(sentence, lang, prev_asst)
             changed_state = changes_one_at_a_time_fact(sentence)
-            if hit and _episode_only(hit, sentence) and not changed_state:
+            if hit and _episode_only(hit, _without_slips(sentence)) and not changed_state:
                 continue  # a past event: the episodes extractor records it (with its date)
             if hit is None and n == 0 and prev_reply:
                 # the first words after the assistant's question answer it
