@@ -103,6 +103,31 @@ def _episode_only(hit: Hit, sentence: str) -> bool:
     return is_episode(sentence) and not SAFETY_RE.search(sentence)
 
 
+# Where one works or lives, said in passing inside a question or a request ("…the charge nurse
+# who trained me during my first week at Mercy General?", "我住仙林这边，周末去哪玩？"): the
+# person's own phrase (my / our / 我) naming a one-at-a-time topic and a name of its own.
+_MY_PHRASE_EN = re.compile(
+    r"\b(?:my|our)\s+((?:[a-z-]+\s+){0,4}?(?:at|in|with|for|from)\s+"
+    r"[A-Z][\w'.&-]*(?:\s+[A-Z][\w'.&-]*){0,3})"
+)
+_MY_PHRASE_ZH = re.compile(
+    r"我(?:们|家)?(?:现在|目前)?((?:住|在)[\u4e00-\u9fffA-Za-z]{2,10}?(?:这边|那边|附近|上班|工作|读书))"
+)
+
+
+def _said_in_passing(sentence: str, lang: str) -> Hit | None:
+    m = (_MY_PHRASE_ZH if lang == "zh" else _MY_PHRASE_EN).search(sentence)
+    if m is None:
+        return None
+    phrase = m.group(1).strip()
+    # "住仙林这边": a place is what stands before 这边 / 附近, whatever the segmenter knows of it
+    named = salience.named_things(phrase) or re.search(r"(?:这边|那边|附近)$", phrase)
+    if not any(topics.concepts(m.group(0)).values()) or not named:
+        return None
+    body = f"用户{phrase}" if lang == "zh" else f"The user mentioned their {phrase}"
+    return Hit("fact", "semantic", body, m.group(0), 0.7, 0.55, general=True)
+
+
 def _without_slips(sentence: str) -> str:
     """The sentence without its clauses that only name a slip ("Sorry 打错了，我是 B 型血"):
     having mistyped is no event the rest of the sentence reports."""
@@ -353,7 +378,9 @@ class RuleExtractor:
                 sentence = _thing_for_it(sentence, sentences[n - 1])
             hit = self._sentence(sentence, lang, prev_asst)
             changed_state = changes_one_at_a_time_fact(sentence)
-            if hit and _episode_only(hit, _without_slips(sentence)) and not changed_state:
+            # of a question, only what the hit says in passing can be a past event
+            told = hit.quote if hit and looks_like_question(sentence) else sentence
+            if hit and _episode_only(hit, _without_slips(told)) and not changed_state:
                 continue  # a past event: the episodes extractor records it (with its date)
             if hit is None and n == 0 and prev_reply:
                 # the first words after the assistant's question answer it
@@ -366,7 +393,7 @@ class RuleExtractor:
                 # state, which replaces the old one; an allergy told with a plan ("周六去野餐，他
                 # 对猕猴桃过敏") outlives the plan.
                 hit = general.detect(sentence, state, answer=False)
-            elif hit is not None and noise_only(sentence):
+            elif hit is not None and noise_only(told):
                 hit = None
             elif (
                 hit is not None
@@ -406,7 +433,7 @@ class RuleExtractor:
         if parts := colon_parts(full):  # "<task/decision> <topic>：<body>": the body is the content
             return colon_body(*parts, lang, hedged)
         if (looks_like_question(full) or salience.is_question(full)) and not hedged:
-            return None
+            return _said_in_passing(full, lang)
         kept = kept_clauses(full, lang, standing=standing, hedged=hedged)
         if kept is None:
             return None

@@ -49,3 +49,13 @@ def test_alcohol_and_carbs_are_topics():
     assert "alcohol" in topics.concepts("I've been sober for a year")
     assert "diet_type" in topics.concepts("最近在控碳水，一天不超过50g")
     assert "diet_type" in topics.concepts("trying low carb this month")
+
+
+def test_where_one_works_or_lives_said_in_passing_inside_a_question_is_kept():
+    found = [c.content for c in _extract("How do I ask my manager at Stripe for a raise?")]
+    assert any("Stripe" in c for c in found), found
+    found = [c.content for c in _extract("我住望京这边，周末带娃去哪玩比较好？")]
+    assert any("望京" in c for c in found), found
+    # someone else's place of work, or a question naming no topic of the person's, says nothing
+    assert not _extract("Can you recommend a gift for my friend at Google?")
+    assert not _extract("What's the weather like in Denver this weekend?")
