@@ -182,13 +182,14 @@ def audit_chain_held() -> Iterator[None]:
     entries = _held_entries.set([])
     try:
         yield
-        _write_held(_held_entries.get() or [])
+        _write_entries(_held_entries.get() or [])
     finally:
         _held_tails.reset(tails)
         _held_entries.reset(entries)
 
 
-def _write_held(held: list[tuple[AuditEntry, dict[str, Any] | None]]) -> None:
+def _write_entries(held: list[tuple[AuditEntry, dict[str, Any] | None]]) -> None:
+    """Write sealed entries and their free text (the text's seal needs the entry's id)."""
     if not held:
         return
     AuditEntry.objects.bulk_create([entry for entry, _ in held])  # ids come back (RETURNING)
@@ -252,31 +253,20 @@ def audit_record(
             entry.prev_hash = _lock_chain_and_read_tail(tenant_id) or GENESIS_HASH
         entry.entry_hash = entry_hash(hashed_fields(entry), entry.prev_hash)
         entry.entry_mac = entry_mac(entry.entry_hash)
+        text = None
+        if reason or client_request or target_ref:
+            text = {
+                "tenant_id": tenant_id,
+                "subject_id": subject_id,
+                "reason": reason,
+                "request_id": client_request,
+                "target_ref": target_ref,
+            }
         pending = _held_entries.get()
         if pending is not None:
-            text = None
-            if reason or client_request or target_ref:
-                text = {
-                    "tenant_id": tenant_id,
-                    "subject_id": subject_id,
-                    "reason": reason,
-                    "request_id": client_request,
-                    "target_ref": target_ref,
-                }
             pending.append((entry, text))
-            held[tenant_id] = entry.entry_hash
-            return entry
-        entry.save()
-        if reason or client_request or target_ref:
-            AuditEntryText.objects.create(
-                entry=entry,
-                tenant_id=tenant_id,
-                subject_id=subject_id,
-                reason=reason,
-                request_id=client_request,
-                target_ref=target_ref,
-                text_mac=text_mac(entry.pk, reason, client_request, target_ref),
-            )
+        else:
+            _write_entries([(entry, text)])
         if held is not None:
             held[tenant_id] = entry.entry_hash
     return entry

@@ -519,11 +519,25 @@ def _taken_back(
     )
 
 
-def _put_right(candidate: Candidate, taken_back: ExistingMemory) -> str:
-    """What the user meant to say: the statement taken back with its value corrected, when the
-    correction gives one value of a shape it held ("是21楼", "the 18th"): the rest of what was
-    said stays said. Empty (the correcting statement is written) when that is not clear."""
-    return corrected_statement(candidate.content, taken_back.content) or ""
+def _correction(
+    candidate: Candidate,
+    occurred_at: dt.datetime | None,
+    existing: list[ExistingMemory],
+    similarity: dict[int, float],
+) -> Decision | None:
+    """Supersede the statement the user takes back (`_taken_back`) with what they meant to
+    say: the statement taken back with its value corrected, when the correction gives one value
+    of a shape it held ("是21楼", "the 18th") — the rest of what was said stays said; otherwise
+    the correcting statement itself."""
+    taken_back = _taken_back(candidate, occurred_at, existing, similarity)
+    if taken_back is None:
+        return None
+    return Decision(
+        SUPERSEDE,
+        taken_back.id,
+        f"corrects #{taken_back.id}: the user took it back",
+        content=corrected_statement(candidate.content, taken_back.content) or "",
+    )
 
 
 def _adds_to_something(text: str) -> bool:
@@ -748,14 +762,9 @@ def _decide(
             return Decision("observe_low_confidence", None, "episodic, low confidence")
         # "等等，我记岔了，去年试了一圈最后合脚的是43": told as what happened, still the
         # correction of what was said before
-        taken_back = None if hedged else _taken_back(candidate, occurred_at, existing, similarity)
-        if taken_back is not None:
-            return Decision(
-                SUPERSEDE,
-                taken_back.id,
-                f"corrects #{taken_back.id}: taken back",
-                content=_put_right(candidate, taken_back),
-            )
+        corrected = None if hedged else _correction(candidate, occurred_at, existing, similarity)
+        if corrected is not None:
+            return corrected
         replaced = (
             None if hedged else _replaced_memory(candidate, occurred_at, existing, similarity)
         )
@@ -771,10 +780,9 @@ def _decide(
     hinted = _hinted(candidate, existing, occurred_at, low)
     if hinted is not None:
         return hinted
-    taken_back = None if hedged else _taken_back(candidate, occurred_at, existing, similarity)
-    if taken_back is not None:
-        reason = f"corrects #{taken_back.id}: the user took it back"
-        return Decision(SUPERSEDE, taken_back.id, reason, content=_put_right(candidate, taken_back))
+    corrected = None if hedged else _correction(candidate, occurred_at, existing, similarity)
+    if corrected is not None:
+        return corrected
 
     same_active: list[tuple[float, ExistingMemory]] = []
     same_other: list[tuple[float, ExistingMemory]] = []

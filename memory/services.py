@@ -945,28 +945,16 @@ def _apply_supersede(
     carry_evidence: bool = False,
 ) -> WriteResult:
     carried: dict[str, Any] = {}
-    if decision.content and decision.content != candidate.content:
+    if decision.content:
         # the statement the user took back, put right: it is what will be recalled
-        candidate = replace(candidate, content=decision.content)
-        fields = {
-            **fields,
-            "search_text": _search_text(candidate),
-            "embedding": _embed([decision.content])[0],
-        }
+        candidate, fields = _rewritten(candidate, fields, decision.content)
     elif not carry_evidence:
         # names as written, not the lexicon's canonical entities (those name the topic both
         # versions share: "周会" is not a value the new one replaces)
         old_values = list(old.slot_values) or topics.literal_names(old.content)
         new_values = list(candidate.values) or topics.literal_names(candidate.content)
         current = content_without_old_values(candidate.content, old_values, new_values, old.content)
-        if current != candidate.content:
-            # Search text and embedding follow the content that will be recalled.
-            candidate = replace(candidate, content=current)
-            fields = {
-                **fields,
-                "search_text": _search_text(candidate),
-                "embedding": _embed([current])[0],
-            }
+        candidate, fields = _rewritten(candidate, fields, current)
     if carry_evidence:
         carried = {
             "evidence": with_evidence(
@@ -995,6 +983,21 @@ def _apply_supersede(
     _retire(old, new, occurred_at, actor, decision.reason)
     _audit_memory(actor, "memory.supersede", new, decision.reason, ["version", "supersedes"])
     return WriteResult(action="superseded", memory=new, reason=decision.reason)
+
+
+def _rewritten(
+    candidate: Candidate, fields: dict[str, Any], content: str
+) -> tuple[Candidate, dict[str, Any]]:
+    """The candidate written with other content: search text and embedding follow the content
+    that will be recalled. Unchanged when the content is the candidate's own."""
+    if content == candidate.content:
+        return candidate, fields
+    candidate = replace(candidate, content=content)
+    return candidate, {
+        **fields,
+        "search_text": _search_text(candidate),
+        "embedding": _embed([content])[0],
+    }
 
 
 def _retire(old: Memory, new: Memory, at: dt.datetime, actor: Actor, reason: str) -> None:
