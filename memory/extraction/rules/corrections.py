@@ -231,10 +231,13 @@ _VALUE_SHAPES = [
     re.compile(r"[$¥€£]?\d+(?:[.,]\d+)?\s?(?:[a-zA-Z%]{1,5}\b|[\u4e00-\u9fff]{1,2})?"),
 ]
 _TAKE_BACK = re.compile(
-    r"(?:\s*[—–-]+\s*|\s*[，,。.!！;；]\s*)(?:(?:oh|oops|sorry|wait|hold on|no|哦|噢|啊)[,，\s]*)*"
+    r"(?:\s*[—–-]+\s*|\s*[，,。.!！;；]\s*)"
+    r"(?:(?:oh|oops|sorry|wait|hold on|no|ugh|omg|typo|autocorrect|哦|噢|啊)[,，\s]*)*"
     r"(?:I meant(?: to say)?|make that|correction:?|(?:哦)?不对(?:不对)?[，,\s]*(?:是)?|"
-    r"我是说|说错了[，,\s]*(?:是)?|应该是)\s*"
-    r"(?P<value>(?:[^，,。.!！;；]|(?<=\d)[.,](?=\d)){1,16}?)\s*[吧了啊]?(?P<end>[。.!！;；，,](?!\d)|$)",
+    r"我是说|说错了[，,\s]*(?:是)?|应该是|"
+    # a bare apology or typo note: only a value of the shape or form of one said before it
+    r"(?:sorry|oops|autocorrect(?:ed)?|typo)[,，:：\s]+)\s*"
+    r"(?P<value>(?:[^，,。.!！;；]|(?<=\d)[.,](?=\d)){1,16}?)\s*[吧了啊]?(?P<end>[。.!！;；，,](?!\d)|\s*[—–]|$)",
     re.IGNORECASE,
 )
 
@@ -249,11 +252,63 @@ def taken_back_in_passing(text: str) -> str:
     before = text[: m.start()]
     shapes = _shapes_of_value(value)
     said = list(shapes[0].finditer(before)) if shapes else []
-    if not said:
+    span = (said[-1].start(), said[-1].end()) if said else _parallel_span(value, before)
+    if span is None:
         return text
-    last = said[-1]
-    rest = f"{m.group('end')}{text[m.end() :]}"
-    return f"{before[: last.start()]}{value}{before[last.end() :]}{rest}".rstrip(", ，")
+    start, end = span
+    if value.isupper() and len(value) > 1 and before[start:end].istitle():
+        value = value.title()  # "Ethan — autocorrect, EVAN": shouted, not spelled so
+    closer = m.group("end")
+    rest = f"{' ' if closer[:1] in '—–' else ''}{closer}{text[m.end() :]}"
+    return f"{before[:start]}{value}{before[end:]}{rest}".rstrip(", ，")
+
+
+_NUMERAL = re.compile(rf"^{_ZH_NUM}+$")
+_NAME_WORD = re.compile(r"\b[A-Z][A-Za-z]+(?=(?:'s)?\b)")
+
+
+def _parallel_span(value: str, before: str) -> tuple[int, int] | None:
+    """Where `before` said what `value` puts right when they have no common shape but the same
+    form: "三年级，不对，四年级" shares 年级 and differs in a numeral; "Ethan — autocorrect, EVAN"
+    is a name spelt nearly alike. None when nothing before has the value's form."""
+    if CJK.search(value):
+        return _parallel_cjk(value, before)
+    if not re.fullmatch(r"[A-Za-z]+", value):
+        return None
+    mine = set(value.lower())
+    best, best_overlap = None, 0.4
+    for word in _NAME_WORD.finditer(before):
+        if word.start() == 0 or word.group() == "I" or word.group().lower() == value.lower():
+            continue  # the first word is capitalised for the sentence, not as a name
+        theirs = set(word.group().lower())
+        overlap = len(mine & theirs) / len(mine | theirs)
+        if overlap >= best_overlap:
+            best, best_overlap = (word.start(), word.end()), overlap
+    return best
+
+
+def _parallel_cjk(value: str, before: str) -> tuple[int, int] | None:
+    """The last span of `before` that keeps at least half of `value` as its suffix or prefix
+    and differs only in the rest, of the same kind (a numeral for a numeral)."""
+    n = len(value)
+    for shared in range(n - 1, (n + 1) // 2 - 1, -1):
+        for kept_at_end in (True, False):
+            kept = value[-shared:] if kept_at_end else value[:shared]
+            other = value[:-shared] if kept_at_end else value[shared:]
+            pattern = (
+                rf"({_ZH_NUM}{{1,3}}|[\u4e00-\u9fff]{{{len(other)}}})"
+                if _NUMERAL.match(other)
+                else rf"([\u4e00-\u9fff]{{{len(other)}}})"
+            )
+            pattern = (
+                f"{pattern}{re.escape(kept)}" if kept_at_end else f"{re.escape(kept)}{pattern}"
+            )
+            found = [f for f in re.finditer(pattern, before) if f.group(1) != other]
+            if _NUMERAL.match(other):
+                found = [f for f in found if _NUMERAL.match(f.group(1))]
+            if found:
+                return found[-1].start(), found[-1].end()
+    return None
 
 
 _NOT_VALUE = re.compile(

@@ -132,6 +132,16 @@ def test_the_users_own_material_is_kept():
         ("周二去深圳出差，哦不对，周三", "周三", "周二"),
         ("周会定在下午3点，不对，是4点半", "4点半", "3点"),
         ("the rent is $1,900, sorry, I meant $2,100", "$2,100", "$1,900"),
+        # no marker but the apology or the typo note itself
+        ("My wife's birthday is on May 13 - sorry, May 31st. Plan a dinner", "May 31st", "May 13"),
+        # no common shape: the same form, differing in a numeral or spelt nearly alike
+        ("我女儿上初二，不对，初三了，最近数学跟不上", "初三", "初二"),
+        ("我们家住在7栋，哦不对，9栋，快递老送错", "9栋", "7栋"),
+        (
+            "My manager is Katherine — ugh autocorrect, KATHRYN — and she hates long emails",
+            "Kathryn",
+            "Katherine",
+        ),
     ],
 )
 def test_a_value_taken_back_in_passing_is_replaced(text, right, wrong):
@@ -140,10 +150,18 @@ def test_a_value_taken_back_in_passing_is_replaced(text, right, wrong):
     assert not any(wrong in c.replace(right, "") for c in contents), contents
 
 
-def test_a_correction_that_is_no_bare_value_is_left_to_the_other_rules():
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I said no, I meant it",
+        # an apology with a value of no form said before it takes nothing back
+        "We live in Austin, sorry, Boston has better schools",
+        "我喜欢吃苹果，不对，香蕉也行",
+    ],
+)
+def test_a_correction_that_is_no_bare_value_is_left_to_the_other_rules(said):
     from memory.extraction.rules.corrections import taken_back_in_passing
 
-    said = "I said no, I meant it"
     assert taken_back_in_passing(said) == said
 
 
