@@ -340,6 +340,15 @@ def relate(candidate: Candidate, mem: ExistingMemory, sim: float) -> str | None:
     return None
 
 
+def _states_a_change_firmly(text: str) -> bool:
+    """A clause without a hedge of its own says something changed: "医生说脚踝肿可能是药的副作用，
+    把药改成缬沙坦了" is hedged about the cause, not about the change."""
+    return any(
+        CHANGE_RE.search(clause) and not HEDGE_RE.search(clause)
+        for clause in split_clauses(text) or [text]
+    )
+
+
 def _newer(a: dt.datetime | None, b: dt.datetime | None) -> bool:
     if a is None or b is None:
         return a is not None or b is None
@@ -867,7 +876,8 @@ def _decide(
             if (replaces_firmly or _firmer(candidate.confidence, m.confidence))
             and _newer(occurred_at, m.occurred_at)
         ]
-        if beaten and not low:
+        if beaten and not low and not (hedged and not _states_a_change_firmly(candidate.content)):
+            # a hedge is never applied as a change, however firmly the extractor scored it
             target = beaten[0]
             return Decision(
                 "supersede",

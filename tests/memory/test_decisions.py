@@ -454,3 +454,29 @@ def test_one_thing_picked_from_the_offer_does_not_answer_a_standing_instruction_
         source_quote="以后订机票哪班便宜订哪班，红眼航班也行",
     )
     assert decide(anew, later, [rule], {1: 0.62}).target_id == 1
+
+
+def test_a_hedged_statement_never_replaces_however_firmly_it_was_scored():
+    """The extractor may score a hedged sentence high (here as a preference); the decision
+    still observes it beside the firm fact instead of replacing it."""
+    old = mem(slot="work_mode", values=["remote"], content="The user is fully remote")
+    floated = cand(
+        content="The user's manager floated maybe going hybrid, 3 days in office",
+        slot="work_mode",
+        values=["hybrid"],
+        confidence=0.9,
+    )
+    d = decide(floated, T1, [old], {1: 0.5})
+    assert d.action == "observe_conflict" and d.target_id == 1
+
+
+def test_a_hedge_about_something_else_does_not_hold_back_a_firm_change():
+    old = mem(slot="medication", values=["氨氯地平"], content="用户每天早上吃一片氨氯地平")
+    changed = cand(
+        content="医生说用户脚踝肿可能是药的副作用，把药改成缬沙坦了",
+        slot="medication",
+        values=["缬沙坦"],
+        confidence=0.9,
+    )
+    d = decide(changed, T1, [old], {1: 0.5})
+    assert d.action == "supersede" and d.target_id == 1
