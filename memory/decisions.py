@@ -340,6 +340,14 @@ def relate(candidate: Candidate, mem: ExistingMemory, sim: float) -> str | None:
     return None
 
 
+def _only_the_slot_in_common(candidate: Candidate, mem: ExistingMemory, sim: float) -> bool:
+    return (
+        bool(candidate.slot and mem.slot)
+        and not (candidate.values or mem.values)
+        and sim < CONFLICT_SIMILARITY
+    )
+
+
 def _states_a_change_firmly(text: str) -> bool:
     """A clause without a hedge of its own says something changed: "医生说脚踝肿可能是药的副作用，
     把药改成缬沙坦了" is hedged about the cause, not about the change."""
@@ -855,6 +863,10 @@ def _decide(
                     f"(replacement model {replaced[0]:.2f})",
                 )
         how = f"slot {candidate.slot}" if candidate.slot and mem.slot else f"cosine {sim:.2f}"
+        if not update and _only_the_slot_in_common(candidate, mem, sim):
+            # "reminders go to my telegram" beside "email me the reminders at 7": one slot, no
+            # value read on either side and little else alike — merging would lose the new words
+            return Decision("create", None, f"same {how} as #{mem.id}, but nothing else alike")
         lost = _values_lost(candidate, mem)
         if update and lost and not is_change(candidate):
             # one slot, two facts ("flies United" / "gets up 4 times a flight"): rewriting the

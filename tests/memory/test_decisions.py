@@ -2,6 +2,8 @@
 
 import datetime as dt
 
+import pytest
+
 from memory.decisions import (
     DEDUPE_SIMILARITY,
     LOW_CONFIDENCE,
@@ -480,3 +482,28 @@ def test_a_hedge_about_something_else_does_not_hold_back_a_firm_change():
     )
     d = decide(changed, T1, [old], {1: 0.5})
     assert d.action == "supersede" and d.target_id == 1
+
+
+def test_one_slot_with_no_value_read_and_little_else_alike_is_no_repetition():
+    """Merging "reminders go to my telegram" into "email me the reminders at 7am" because both
+    are slot reminder would lose the new channel: it is kept beside the old one."""
+    old = mem(slot="reminder", content="Email the daily reminders to the user around 7am")
+    new = cand(slot="reminder", content="The user's reminders go to the user's Telegram")
+    d = decide(new, T1, [old], {1: 0.3})
+    assert d.action == "create", d
+    # alike beyond the slot: still the same statement said again
+    assert decide(new, T1, [old], {1: 0.9}).action == "merge"
+
+
+@pytest.mark.parametrize(
+    "said,expected",
+    [
+        ("we finally moved to Portland last weekend", "finally moved"),
+        ("I honestly prefer window seats", "honestly prefers"),
+        ("I apply for two jobs a week", "applies"),
+    ],
+)
+def test_an_adverb_before_the_verb_is_not_conjugated(said, expected):
+    contents = [c.content for c in RuleExtractor().extract([Turn("user", said)]).candidates]
+    assert any(expected in c for c in contents), contents
+    assert not any("finallies" in c or "honestlies" in c for c in contents), contents

@@ -192,16 +192,31 @@ def third_person(verb: str) -> str:
     return verb + "s"
 
 
+_LY_VERBS = {"rely", "rally", "tally", "bully", "sully", "ally", "dally"}
+
+
+def is_adverb(word: str) -> bool:
+    """ "we finally moved", "I honestly prefer": an -ly word before the verb is no verb to
+    conjugate (apply, reply, fly and rely are)."""
+    low = word.lower()
+    if low in EN_ADVERB:
+        return True
+    return (
+        len(low) > 4
+        and low.endswith("ly")
+        and not low.endswith(("ply", "fly"))
+        and (low not in _LY_VERBS)
+    )
+
+
 def _subject_verb(subject: str):
     def repl(m: re.Match) -> str:
         words = [m.group(1)] + ([m.group(2)] if m.group(2) else [])
         out = [subject]
-        if words[0].lower() in EN_ADVERB:
+        if is_adverb(words[0]):
             out.append(words[0])
             if len(words) > 1:
-                out.append(
-                    third_person(words[1]) if words[1].lower() not in EN_ADVERB else words[1]
-                )
+                out.append(third_person(words[1]) if not is_adverb(words[1]) else words[1])
         else:
             out.append(third_person(words[0]))
             if len(words) > 1:
