@@ -878,6 +878,7 @@ def content_without_old_values(
             if len(needle) >= 2 and not any(needle.casefold() in n for n in new):
                 needles.add(needle.casefold())
     old_atoms = _concrete_atoms(old_content) if old_content else set()
+    fresh = [n for n in new if len(n) >= 2 and n not in old_content.casefold()]
     clauses = [c for c in _CLAUSE.findall(content) if c]
 
     atoms = [_concrete_atoms(c) for c in clauses]
@@ -886,7 +887,14 @@ def content_without_old_values(
     replaced = any(a - old_atoms for a in atoms)
     stale = [
         any(n in c.casefold() for n in needles)
-        or (replaced and bool(a) and a <= old_atoms and not _new_nouns(c, old_content))
+        or (
+            replaced
+            and bool(a)
+            and a <= old_atoms
+            and not _new_nouns(c, old_content)
+            # the new value as a bare figure is no atom ("budget 8000 以内"), still the news
+            and not any(n in c.casefold() for n in fresh)
+        )
         for c, a in zip(clauses, atoms, strict=True)
     ]
     if not any(stale):
@@ -906,6 +914,8 @@ def content_without_old_values(
     text = "".join(kept).rstrip(" ，,；;")
     if len(text) < 4:
         return content
+    for opening, closing in ("（）", "()"):  # a dropped clause may have held the closing one
+        text += closing * (text.count(opening) - text.count(closing))
     if content.rstrip()[-1:] in "。.!！" and text[-1:] not in "。.!！":
         text += content.rstrip()[-1]
     return text

@@ -130,6 +130,19 @@ def standing_instruction(full: str) -> bool:
     return False
 
 
+# What a person carries from one request to the next (a budget, a size): given as an argument of a
+# request ("再帮我筛一遍 listings，budget 8000 以内"), it still says something of them.
+_CARRIED_CONCEPTS = ("budget", "size")
+_FIGURE = re.compile(r"\d|[一二三四五六七八九十两][十百千万块元]")
+
+
+def carried_constraint(clause: str) -> bool:
+    from memory.extraction import topics  # the topic layer imports the rules' markers
+
+    found = topics.concepts(clause)
+    return bool(_FIGURE.search(clause)) and any(c in found for c in _CARRIED_CONCEPTS)
+
+
 def kept_clauses(full: str, lang: str, *, standing: bool, hedged: bool) -> tuple[str, str] | None:
     """(body, signal) of a sentence: the clauses that say something about the person, joined,
     and the same plus the fillers (where decision and firm markers live too: "定了"). None when
@@ -148,7 +161,10 @@ def kept_clauses(full: str, lang: str, *, standing: bool, hedged: bool) -> tuple
             after_task = True
             continue
         if after_task and not (
-            FIRST_PERSON.search(core) or PREF_POS.search(core) or PREF_NEG.search(core)
+            FIRST_PERSON.search(core)
+            or PREF_POS.search(core)
+            or PREF_NEG.search(core)
+            or carried_constraint(core)
         ):
             continue  # arguments of the preceding one-off request
         after_task = False

@@ -65,6 +65,24 @@ def test_clauses_naming_only_old_values_go_from_the_new_version(content, old_con
     assert got == (content if expected is None else expected)
 
 
+def test_a_clause_giving_the_new_figure_stays_though_its_other_names_are_old():
+    # "budget" is named by the old version too; 8000 is a bare figure, no atom — still the news
+    got = content_without_old_values(
+        "用户budget 8000 以内，跟 roommate 合租两室",
+        ["5000"],
+        ["8000"],
+        "用户偏好budget 每月 5000 以内，最好靠近 2 号线",
+    )
+    assert "8000" in got
+
+
+def test_a_bracket_opened_before_a_dropped_clause_is_closed():
+    got = content_without_old_values(
+        "用户的站会（是 10 点，9:30 那个是隔壁组的）", ["9:30"], ["10:00"]
+    )
+    assert got == "用户的站会（是 10 点）"
+
+
 def test_a_supersede_stores_the_current_state_and_keeps_the_quote(cast):
     subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
     memory_ingest(
