@@ -82,6 +82,8 @@ def _en_sentence(body: str) -> str:
     body = rewrite(body, "en")
     if re.match(r"(?:the user|user)\b", body, re.I) or re.search(r"\bthe user\b", body, re.I):
         out = body  # "after the knee thing the user gave that up": the user is in it already
+    elif re.match(r"been\s", body, re.I):
+        out = "the user has " + body  # "been learning guitar lately"
     elif _EN_VERB_ING.match(body):
         out = "the user is " + body  # "thinking Iceland in late March"
     elif _EN_BARE_VERB.match(body):

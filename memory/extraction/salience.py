@@ -80,7 +80,11 @@ _VERDICT = re.compile(
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _HABIT = re.compile(
     r"一般|平时|通常|每天|每周|每个?月|每晚|每早|经常|总是|一直|基本上|习惯|向来|"
-    r"\b(?:usually|normally|always|never|every|often|typically|generally|mostly)\b",
+    r"\b(?:usually|normally|always|never|every|often|typically|generally|mostly)\b|"
+    # what one is doing these weeks ("最近在备孕", "been learning guitar lately"): a state that
+    # lasts, not the moment; "最近在看什么都没心思" is a mood about anything, no pursuit
+    r"(?:最近|近来|这阵子|这段时间|这几个月|这学期|今年)(?:一直)?在(?![^，,。]{0,4}(?:什么|啥|哪儿?)都)|"
+    r"\b(?:lately|these days|nowadays|this (?:term|semester))\b",
     re.I,
 )
 _NOW = re.compile(
@@ -272,6 +276,11 @@ def _implied_own(text: str) -> bool:
 
 
 _ZH_SUBJECTLESS_START = ("v", "d", "t", "p", "c", "m", "r", "a")
+# a span of time the sentence starts with (jieba tags 最近 / 之前 "f" like 里面, and cuts 这阵子
+# into 这 + 阵子)
+_TIME_FIRST_ZH = re.compile(
+    r"^(?:最近|近来|这阵子|那阵子|这段时间|这几[天周个年]月?|这学期|以前|之前|从前|后来|之后|以后)"
+)
 
 
 def implicit_subject(text: str) -> bool:
@@ -279,7 +288,9 @@ def implicit_subject(text: str) -> bool:
     "gave up the bike commute", "下个月去冰岛"); one that starts with a thing is about the thing
     ("Pixel 9 Pro 最近降价了")."""
     if CJK.search(text):
-        first = next(((w, f) for w, f in pos_cut(text) if w.strip()), ("", ""))
+        # "最近在健身增肌", "这阵子在准备考研": a time said first leaves the subject out as well
+        rest = _TIME_FIRST_ZH.sub("", text.strip()) or text
+        first = next(((w, f) for w, f in pos_cut(rest) if w.strip()), ("", ""))
         return first[1].startswith(_ZH_SUBJECTLESS_START) and first[0] not in ("这", "那", "它")
     first = (text.split() or [""])[0].lower()
     return bool(

@@ -41,17 +41,44 @@ def zh_month_day(token: str) -> int:
     return zh_int(token) or 0
 
 
+# "mon and wed", "tues/thurs", "on weds", "sat mornings": abbreviated days, read as days only in
+# a list of days, after a word that takes a day or before a time ("I sat down", "the sun" are not)
+_EN_DAY_ABBR = r"(?:mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)"
+_EN_DAY_FULL = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_EN_DAY_ANY = rf"(?:{_EN_DAY_FULL}s?|{_EN_DAY_ABBR}s?\.?)"
+_DAY_JOINER = r"\s*(?:,|/|&|-|–|\band\b|\bor\b|\bto\b|\bthru\b|\bthrough\b)\s*"
 DAY_RE = re.compile(
-    r"(?:周|星期|礼拜)([一二三四五六日天])|\b(monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday)s?\b|(周末|weekends?)",
+    rf"\b(?P<list>{_EN_DAY_ANY}(?:{_DAY_JOINER}{_EN_DAY_ANY})+)(?![a-z])|"
+    r"(?:周|星期|礼拜)(?P<zh>[一二三四五六日天])|\b(?P<en>monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday)s?\b|"
+    rf"\b(?:on|every|next|this|last|till|until|by)\s+(?P<abbr>{_EN_DAY_ABBR})s?\b\.?|"
+    rf"\b(?P<abbr_at>{_EN_DAY_ABBR})s?\.?(?=\s+(?:mornings?|afternoons?|evenings?|nights?|\d))|"
+    r"(?P<weekend>周末|weekends?)",
     re.IGNORECASE,
 )
+_EN_DAY_WORD = re.compile(rf"\b{_EN_DAY_ANY}(?![a-z])", re.IGNORECASE)
+
+
+def _en_day(word: str) -> str:
+    """The weekday label of an English day name, whole or abbreviated ("Weds." → 周三)."""
+    word = word.lower().rstrip(".")
+    for name, label in DAY_EN.items():
+        if word.rstrip("s") and name.startswith(word[:3]):
+            return label
+    return ""
+
 
 TIME_OF_DAY_RE = re.compile(
     r"(上午|早上|早晨|中午|下午|晚上|傍晚)?\s*([零一二两三四五六七八九十\d]{1,3})\s*(?:点|:|：|时)\s*"
     r"(半|一刻|三刻|[零一二三四五]?十(?:[一二三四五六七八九])?分?|\d{2})?(?:分)?"
+    # "7:30pm": the clock time with its half of the day after it
+    r"(?:\s*(am|pm|a\.m\.|p\.m\.)(?![a-z]))?"
     r"|\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)",
     re.IGNORECASE,
+)
+# "6:30-7:30pm", "6 to 7pm": the half of the day said once, after the range
+_RANGE_TO = re.compile(
+    r"\s*(?:-|–|~|～|to|till|until)\s*(\d{1,2})(?::\d{2})?\s*(?:pm|p\.m\.)", re.I
 )
 
 PERIOD_RE = re.compile(
@@ -86,18 +113,25 @@ def schedule_values(text: str) -> list[str]:
     """Weekday and clock-time atoms: ["周三", "15:00"]."""
     out: list[str] = []
     for m in DAY_RE.finditer(text):
-        if m.group(1):
-            out.append(DAY_ZH[m.group(1)])
-        elif m.group(2):
-            out.append(DAY_EN[m.group(2).lower()])
+        if m.group("list"):
+            out.extend(filter(None, map(_en_day, _EN_DAY_WORD.findall(m.group("list")))))
+        elif m.group("zh"):
+            out.append(DAY_ZH[m.group("zh")])
+        elif m.group("en") or m.group("abbr") or m.group("abbr_at"):
+            out.append(_en_day(m.group("en") or m.group("abbr") or m.group("abbr_at")))
         else:
             out.append("周末")
     times = []
     for m in TIME_OF_DAY_RE.finditer(text):
         if m.group(2):
-            t = _clock(m.group(1), m.group(2), m.group(3))
+            period = m.group(1) or m.group(4)
+            hour = zh_number(m.group(2))
+            end = _RANGE_TO.match(text, m.end())
+            if not period and end and hour is not None and hour <= int(end.group(1)):
+                period = "pm"
+            t = _clock(period, m.group(2), m.group(3))
         else:
-            t = _clock(m.group(6), m.group(4), m.group(5))
+            t = _clock(m.group(7), m.group(5), m.group(6))
         if t:
             times.append(t)
     if not times:

@@ -226,6 +226,11 @@ def _subject_verb(subject: str):
     return repl
 
 
+# first person as people type it in chats ("im on a keto thing", "i've got two cats")
+_TYPED_I_AS = {"i": "I", "im": "I'm", "i'm": "I'm", "ive": "I've", "i've": "I've", "i'd": "I'd",
+               "i'll": "I'll"}  # fmt: skip
+_TYPED_I = re.compile(r"\b(?:i|im|i['’]m|ive|i['’]ve|i['’]d|i['’]ll)(?![\w'’])")
+
 EN_REWRITES = [
     (
         re.compile(
@@ -318,6 +323,7 @@ def rewrite(text: str, lang: str) -> str:
         text = re.sub(r"\bI'm\b|\bI am\b", "the user is", text)
         text = re.sub(r"\bmy\b", "the user's", text)
         return text.strip()
+    text = _TYPED_I.sub(lambda m: _TYPED_I_AS[m.group(0).lower().replace("’", "'")], text)
     for rx, rep in EN_REWRITES:
         if rep == "YOU_VERB":
             text = rx.sub(lambda m: f"{m.group(1)} the assistant {third_person(m.group(2))}", text)

@@ -206,6 +206,25 @@ def test_number_helpers():
     assert schedule_values("星期一上午九点半") == ["周一", "09:30"]
 
 
+@pytest.mark.parametrize(
+    "text,values",
+    [
+        # abbreviated days are days in a list of days or after a word that takes a day
+        ("yoga is mon and wed evenings", ["周一", "周三", "晚上"]),
+        ("mon, wed & fri", ["周一", "周三", "周五"]),
+        ("pickup on weds", ["周三"]),
+        ("swim class is sat mornings now", ["周六", "上午"]),
+        ("I sat down and the sun came out", []),
+        # the half of the day after a clock time, and after a range for both ends
+        ("dinner at 7:30pm", ["19:30"]),
+        ("tues/thurs 6:30-7:30pm", ["周二", "周四", "18:30", "19:30"]),
+        ("11:30 am-1pm", ["11:30", "13:00"]),
+    ],
+)
+def test_schedule_values_read_days_and_times_as_people_type_them(text, values):
+    assert schedule_values(text) == values
+
+
 def test_throughput():
     turns = [
         Turn("user", "我们产品部的周会是每周一上午十点，以后排日程避开这个时间。"),
