@@ -31,9 +31,12 @@ Algorithm of `decide(candidate, occurred_at, existing, similarity)`:
    (confidence >= old + SUPERSEDE_MARGIN), or it is itself a firm statement (confidence >=
    FIRM_CONFIDENCE: an explicit update / change / correction) at least as confident as the old
    one -> "supersede" the old one (other conflicting active memories that it also beats are
-   listed in `also_supersede`); otherwise -> "observe_conflict". So a plain remark never
-   replaces a firm statement, a hedged one never replaces anything, and of two explicit
-   statements of a change the newer wins.
+   listed in `also_supersede`). A later conversation that gives the slot another value, unhedged
+   and at least as confident as the old one, supersedes it too: the question was answered anew
+   ("yoga's mon and wed evenings this term" after "yoga tues and thurs"). Otherwise ->
+   "observe_conflict". So a hedged statement never replaces anything, a plain remark replaces a
+   firm one only in a later conversation, and of two explicit statements of a change the newer
+   wins.
 5. SAME with a non-active (observed / needs_review) memory and a low-confidence candidate ->
    "merge" (repeating a tentative remark does not create another one).
 6. Confidence < LOW_CONFIDENCE -> "observe_low_confidence".
@@ -369,6 +372,22 @@ def _firmer(new: float, old: float) -> bool:
     if new + EPS >= old + SUPERSEDE_MARGIN:
         return True
     return new + EPS >= FIRM_CONFIDENCE and new + EPS >= old
+
+
+def _answers_anew(
+    candidate: Candidate, mem: ExistingMemory, occurred_at: dt.datetime | None, hedged: bool
+) -> bool:
+    """A later conversation gives another value to the question the memory answers, as firmly
+    as it was answered ("yoga's mon and wed evenings this term" after "yoga tues and thurs"):
+    the answer changed. Within one conversation two values are a slip or a list, and the rules
+    for corrections read them."""
+    return (
+        not hedged
+        and candidate.confidence + EPS >= mem.confidence
+        and replacement.later_conversation(occurred_at, mem.occurred_at)
+        and bool(candidate.slot and mem.slot and slots_compatible(candidate.slot, mem.slot))
+        and compare_values(candidate.slot, candidate.values, mem.values) == "conflict"
+    )
 
 
 def _adds_information(candidate: Candidate, mem: ExistingMemory) -> bool:
@@ -885,7 +904,11 @@ def _decide(
         beaten = [
             m
             for _, m in conflicts
-            if (replaces_firmly or _firmer(candidate.confidence, m.confidence))
+            if (
+                replaces_firmly
+                or _firmer(candidate.confidence, m.confidence)
+                or _answers_anew(candidate, m, occurred_at, hedged)
+            )
             and _newer(occurred_at, m.occurred_at)
         ]
         if beaten and not low and not (hedged and not _states_a_change_firmly(candidate.content)):

@@ -159,12 +159,30 @@ def test_supersede_firmer_newer():
 def test_conflict_not_firm_enough_or_older_is_observed():
     old = mem(slot="hotel", values=["如家"], confidence=0.75)
     c = cand(slot="hotel", values=["希尔顿"], confidence=0.8)
-    assert decide(c, T1, [old], {}).action == "observe_conflict"
+    # the same conversation: a second value beside the first is no change of it
+    assert decide(c, T0 + dt.timedelta(hours=1), [old], {}).action == "observe_conflict"
+    weaker = cand(slot="hotel", values=["希尔顿"], confidence=0.7)
+    assert decide(weaker, T1, [old], {}).action == "observe_conflict"
     firm = cand(slot="hotel", values=["希尔顿"], confidence=0.95)
     assert decide(firm, T0 - dt.timedelta(days=1), [old], {}).action == "observe_conflict"
     hedged = cand(slot="hotel", values=["希尔顿"], confidence=0.4)
     d = decide(hedged, T1, [old], {})
     assert d.action == "observe_conflict" and d.target_id == 1
+
+
+def test_a_later_conversation_answering_a_slot_anew_supersedes_it():
+    old = mem(category="fact", slot="schedule:yoga", values=["周二", "周四"], confidence=0.75)
+    new = cand(category="fact", slot="schedule:yoga", values=["周一", "周三"], confidence=0.75)
+    d = decide(new, T1, [old], {1: 0.5})
+    assert d.action == "supersede" and d.target_id == 1
+    hedged = cand(
+        content="瑜伽可能改到周一周三",
+        category="fact",
+        slot="schedule:yoga",
+        values=["周一", "周三"],
+        confidence=0.75,
+    )
+    assert decide(hedged, T1, [old], {1: 0.5}).action == "observe_conflict"
 
 
 def test_meeting_schedule_conflict_and_loose_slot():
