@@ -26,7 +26,8 @@
     [ACCOUNT]   membership / frequent-flyer / account / routing numbers introduced by such a
                 label; an IBAN with a valid checksum, labelled or not
     [HANDLE]    messaging handles after their label ("微信 ly_shoots_2020", "QQ 12345678",
-                "ig @li.wei_99"): a way to reach the person as direct as a phone number
+                "ig @li.wei_99") and login names after theirs ("账号 chenyu_ops", "username
+                li.wei_88"): a way to reach the person, or into their accounts
     [ADDRESS]   the street-level part of a postal address: "锦绣路1888弄12号1502室", "2217 Fillmore
                 St Apt 4C", "Blk 123 … #04-56", "Flat 12B"; the district and city stay ("浦东新区",
                 "San Francisco"): they say where someone lives without finding their door
@@ -112,7 +113,9 @@ ID_CONTEXT_RE = re.compile(
 LABELLED_HANDLE_RE = re.compile(
     r"(?i)((?:微信号?|微信ID|(?<![A-Za-z])(?:vx|wx)(?![A-Za-z])|QQ号?|企业微信|钉钉号?|小红书号?|抖音号?|微博|"
     r"\b(?:wechat(?:\s+id)?|weixin|telegram|tg|line\s+id|instagram|ig|discord|skype|signal|"
-    r"twitter|x handle|handle)\b))"
+    r"twitter|x handle|handle|username|user name|login|user id)\b|"
+    # a login name, next to its password as often as not ("账号 chenyu_ops 密码 …")
+    r"账号|帐号|用户名|登录名))"
     + _LABEL_SEP
     + r"(@?(?=[A-Za-z0-9_.-]*[\d_])[A-Za-z0-9][A-Za-z0-9_.-]{4,29})(?![0-9A-Za-z_])"
 )

@@ -318,15 +318,22 @@ def is_question(text: str) -> bool:
     if _FIRST_PERSON.search(text):
         return False
     core = strip_noise_tokens(text)
-    return bool(_A_NOT_A.search(text) or _ASKS.search(text)) or bool(
+    return bool(_A_NOT_A.search(text) or _ASKS.search(text) or _WH_FIRST_ZH.match(core)) or bool(
         re.search(r"是.{1,20}吧$", core)
     )
+
+
+# a Chinese question word first, typed without a question mark ("为啥天是蓝的 晚霞又是红的"):
+# about the world when the speaker is not in it
+_WH_FIRST_ZH = re.compile(r"(?:为啥|为什么|为何|咋|怎么会|怎么就|凭什么|啥时候|什么时候|谁|如何)")
 
 
 # A request to the agent inside a clause ("会议纪要模板也帮我改成钉钉能用的", "讲个笑话呗").
 _REQUEST = re.compile(
     r"(?:也|再|顺便|顺手|能不能|可以)?(?:帮我|帮忙|麻烦你?|给我)(?:把|改|弄|做|写|查|订|找|发|设|整理|"
-    r"看看|加|列|算|翻|推荐|规划|安排|准备)|^(?:讲|说|来|聊|唱|写|编)(?:个|一个|段|首|点|几个)|"
+    r"看看|加|列|算|翻|推荐|规划|安排|准备)|"
+    # "讲个笑话呗", "哈哈 冷 再来个 programming 的"
+    r"(?:^|[\s，,])(?:再|也|就)?(?:讲|说|来|聊|唱|写|编)(?:个|一个|段|首|点|几个)|"
     # asking to be told something now: "量子纠缠能不能用大白话解释一下"
     r"(?:能不能|能否|可不可以|可以|麻烦)[^，,。？?]{0,12}(?:解释|讲讲|讲一下|说说|说一下|介绍|总结|翻译)|"
     r"\b(?:can|could|would) you (?:also )?(?:please )?(?:change|make|add|set|find|book|check|"

@@ -20,7 +20,8 @@ QUESTION_START = re.compile(
 )
 
 SENT_SPLIT = re.compile(
-    r"(?<=[。！？!?\n])|(?<=……)|(?<=\.)(?=\s+[A-Z\u4e00-\u9fff])|(?<=[a-z]{2}\.)(?=\s+[a-z])"
+    # "!" / "?" inside a word ("Qw!9zLm#42", "Yahoo!Japan") end no sentence
+    r"(?<=[。！？\n])|(?<=[!?])(?![A-Za-z0-9#$%&*@^_])|(?<=……)|(?<=\.)(?=\s+[A-Z\u4e00-\u9fff])|(?<=[a-z]{2}\.)(?=\s+[a-z])"
 )
 
 CLAUSE_SPLIT = re.compile(r"(?<=[，：、；])(?=\s*\S)|(?<=[,:;])(?=\s+\S|[\u4e00-\u9fff])")

@@ -209,6 +209,9 @@ def test_a_card_number_with_laughter_digits_never_reaches_a_memory(cast):
         ("有事加我QQ：38291047", "HANDLE", "38291047"),
         ("DM me on ig @mei.lin_88", "HANDLE", "mei.lin_88"),
         ("挂号要填身份证，我的是110105199003074512", "ID_CARD", "110105199003074512"),
+        ("VPN 连不上，账号 chenyu_ops 密码 Qw!9zLm#42", "HANDLE", "chenyu_ops"),
+        ("VPN 连不上，账号 chenyu_ops 密码 Qw!9zLm#42", "SECRET", "9zLm#42"),
+        ("my username is li.wei_88 on the portal", "HANDLE", "li.wei_88"),
     ],
 )
 def test_a_label_says_what_a_number_is(text, kind, raw):

@@ -326,3 +326,17 @@ def test_ci_tools_are_a_stack_slot():
 def test_long_statement_with_deictic_is_kept():
     c = one("我们家比较偏爱布艺沙发，就是那种可以拆洗的，皮的夏天太黏")
     assert "布艺沙发" in c.content
+
+
+def test_a_mark_inside_a_word_ends_no_sentence():
+    from memory.language.text import split_sentences
+
+    assert split_sentences("账号 chenyu_ops 密码 Qw!9zLm#42，是不是过期了") == [
+        "账号 chenyu_ops 密码 Qw!9zLm#42，是不是过期了"
+    ]
+    assert split_sentences("太好了!我明天去. Really? yes") == [
+        "太好了!",
+        "我明天去.",
+        "Really?",
+        "yes",
+    ]
