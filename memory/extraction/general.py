@@ -28,7 +28,7 @@ from memory.extraction.rules.hits import SAFETY_HEDGED_CONFIDENCE, Hit
 from memory.extraction.rules.markers import FOR_LATER_RE, HEDGE_RE, only_takes_back
 from memory.extraction.rules.rewrite import rewrite, third_person
 from memory.extraction.slots.derive import derive_slot
-from memory.language.text import CJK, split_clauses
+from memory.language.text import CJK, join_clauses, split_clauses
 from memory.language.tokens import pos_cut
 
 _PLAN = re.compile(
@@ -145,6 +145,13 @@ def _category(sig: salience.Signals, text: str) -> str:
     return "fact"
 
 
+_WONDERING = re.compile(
+    r"好奇|(?:没|不)(?:搞|弄|想)?(?:明白|懂|通)|纳闷|想知道|"
+    r"\b(?:wondered|wondering|curious|never understood|no idea why)\b",
+    re.I,
+)
+
+
 def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = False):
     """A Hit (rules/hits.py) for a salient sentence, or None. `asked`: the agent asked for this
     information (its question was about the person's wishes), so any non-noise answer counts."""
@@ -155,7 +162,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     question = salience.is_question(sentence) and not HEDGE_RE.search(sentence)
     doubted = salience.doubts(sentence)
     # a request that recurs ("帮我设个每天早上8点的提醒，点一杯美式") is a standing arrangement
-    recurring = bool(salience.recurs(sentence))
+    recurring = salience.recurring_request(sentence)
     if salience.momentary(sentence) and not salience.named_things(sentence):
         # "今天好热啊，才三月份": about this moment, not about the person. With a name in it
         # ("今天 onboard Shopee, 新 team 做 ads ranking") each clause is judged on its own.
@@ -194,7 +201,11 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
         # a name right after a clause about the user says what it was ("我家就一辆车，比亚迪海豹")
         apposition = sig.named and kept_before and signals[-1].personal
         if question and not (
-            (salience.says_i(clause) if doubted else sig.first_person or stated)
+            (
+                (salience.says_i(clause) if doubted else sig.first_person or stated)
+                # "为什么猫喜欢纸箱 一直挺好奇的": wondering about the question is no fact
+                and not _WONDERING.search(clause)
+            )
             or sig.possession
             or apposition
         ):
@@ -219,7 +230,7 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     if not kept:
         return None
     zh = bool(CJK.search(sentence))
-    body = clean(("" if zh else " ").join(kept))
+    body = clean(join_clauses(kept, zh))
     if len(body) < (2 if zh else 3):
         return None
     merged = salience.Signals.merge(read, answer=answer)

@@ -331,9 +331,10 @@ _WH_FIRST_ZH = re.compile(r"(?:为啥|为什么|为何|咋|怎么会|怎么就|�
 # A request to the agent inside a clause ("会议纪要模板也帮我改成钉钉能用的", "讲个笑话呗").
 _REQUEST = re.compile(
     r"(?:也|再|顺便|顺手|能不能|可以)?(?:帮我|帮忙|麻烦你?|给我)(?:把|改|弄|做|写|查|订|找|发|设|整理|"
-    r"看看|加|列|算|翻|推荐|规划|安排|准备)|"
+    r"看看|加|列|算|翻|推荐|规划|安排|准备|搜|想|挑|选|比较|对比|出|画|解释)|"
     # "讲个笑话呗", "哈哈 冷 再来个 programming 的"
-    r"(?:^|[\s，,])(?:再|也|就)?(?:讲|说|来|聊|唱|写|编)(?:个|一个|段|首|点|几个)|"
+    r"(?:^|[\s，,])(?:再|也|就)?(?:讲|说|来|聊|唱|写|编|推荐|列|找|查)"
+    r"(?:个|一个|段|首|点|几个|几首|几本|几家|一些|些|一下)|"
     # asking to be told something now: "量子纠缠能不能用大白话解释一下"
     r"(?:能不能|能否|可不可以|可以|麻烦)[^，,。？?]{0,12}(?:解释|讲讲|讲一下|说说|说一下|介绍|总结|翻译)|"
     r"\b(?:can|could|would) you (?:also )?(?:please )?(?:change|make|add|set|find|book|check|"
@@ -345,7 +346,21 @@ _REQUEST = re.compile(
 def one_off_request(text: str) -> bool:
     """Asks the agent to do something now; a standing or recurring one is an arrangement."""
 
-    return bool(_REQUEST.search(text)) and not STANDING_RE.search(text) and not recurs(text)
+    rest = _from_the_request_on(text)
+    return rest is not None and not STANDING_RE.search(rest) and not recurs(rest)
+
+
+def recurring_request(text: str) -> bool:
+    """A request for something that recurs ("帮我设个提醒，每天早上8点"): an arrangement. What
+    recurs before the request is the person's ("每天挤昌平线去西二旗上班 推荐几个播客")."""
+    rest = _from_the_request_on(text)
+    return bool(recurs(text if rest is None else rest))
+
+
+def _from_the_request_on(text: str) -> str | None:
+    clauses = split_clauses(text) or [text]
+    asked = next((i for i, c in enumerate(clauses) if _REQUEST.search(c)), None)
+    return None if asked is None else "".join(clauses[asked:])
 
 
 @cache

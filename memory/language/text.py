@@ -24,7 +24,12 @@ SENT_SPLIT = re.compile(
     r"(?<=[。！？\n])|(?<=[!?])(?![A-Za-z0-9#$%&*@^_])|(?<=……)|(?<=\.)(?=\s+[A-Z\u4e00-\u9fff])|(?<=[a-z]{2}\.)(?=\s+[a-z])"
 )
 
-CLAUSE_SPLIT = re.compile(r"(?<=[，：、；])(?=\s*\S)|(?<=[,:;])(?=\s+\S|[\u4e00-\u9fff])")
+CLAUSE_SPLIT = re.compile(
+    r"(?<=[，：、；])(?=\s*\S)|(?<=[,:;])(?=\s+\S|[\u4e00-\u9fff])|"
+    # Chinese typed without punctuation: a space between two characters is the comma
+    # ("帮我找个健身房 我在望京上班 最好带泳池的")
+    r"(?<=[\u4e00-\u9fff] )(?=[\u4e00-\u9fff])"
+)
 
 
 def lang_of(text: str) -> str:
@@ -57,6 +62,19 @@ def split_sentences(text: str) -> list[str]:
 
 def split_clauses(sentence: str) -> list[str]:
     return [c for c in CLAUSE_SPLIT.split(sentence) if c.strip()]
+
+
+def join_clauses(kept: list[str], zh: bool) -> str:
+    """Clauses kept of a sentence, joined again: a Chinese clause that ended at a space (typed
+    without punctuation) gets the comma the space stood for."""
+    if not zh:
+        return " ".join(kept)
+    out = ""
+    for clause in kept:
+        if out and CJK.match(out[-1]) and CJK.match(clause[:1]):
+            out += "，"
+        out += clause
+    return out
 
 
 QUESTION_NAME_RE = re.compile("|".join(re.escape(n) for n in QUESTION_LIKE_NAMES))

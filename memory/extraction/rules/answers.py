@@ -14,7 +14,12 @@ from memory.extraction.rules.hits import Hit
 from memory.extraction.rules.markers import HEDGE_RE
 from memory.extraction.salience import noise_only
 from memory.extraction.slots.derive import derive_slot
-from memory.language.text import looks_like_question, split_clauses, split_sentences
+from memory.language.text import (
+    join_clauses,
+    looks_like_question,
+    split_clauses,
+    split_sentences,
+)
 
 ADDRESS_Q = re.compile(
     r"请问|您|你们|\byou\b|\byour\b|\bwe\b|\bour\b|多少|几|多大|什么|哪|"
@@ -64,7 +69,7 @@ def answer(text: str, lang: str, prev_reply: str, state: DialogueState) -> Hit |
         and not TASK_EN.match(clause_core(c))
         and not FILLER_RE.match(clause_core(c))
     ]
-    ans = clause_core(("" if lang == "zh" else " ").join(k.strip() for k in kept))
+    ans = clause_core(join_clauses([k.strip() for k in kept], lang == "zh"))
     if len(ans) < 2 or noise_only(ans):
         return None
     is_pref = bool(PREF_Q.search(q))

@@ -40,7 +40,7 @@ from memory.extraction.slots.events import dated_event
 from memory.language.dates import EN_MONTH, EN_WEEKDAY
 from memory.language.redaction import contains_pii
 from memory.language.relative_dates import find_times, resolve_dates
-from memory.language.text import CJK, looks_like_question, split_sentences
+from memory.language.text import CJK, join_clauses, looks_like_question, split_sentences
 
 # ---- event detection -----------------------------------------------------------------------
 ZH_EVENT = re.compile(
@@ -321,7 +321,7 @@ def _is_event(sentence: str, has_time: bool) -> tuple[bool, str]:
             and not EN_FUTURE.search(c)
             and not ZH_TO_ASSISTANT.match(c.strip())
         ]
-        body = "".join(kept)
+        body = join_clauses(kept, True)
         if (
             len(kept) < len(_clauses(sentence))
             and not re.search(r"我|咱", body)

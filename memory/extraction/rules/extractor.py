@@ -76,6 +76,7 @@ from memory.extraction.words import word_class
 from memory.language.redaction import redact_pii
 from memory.language.text import (
     CJK,
+    join_clauses,
     lang_of,
     looks_like_question,
     split_clauses,
@@ -133,7 +134,11 @@ def _without_slips(sentence: str) -> str:
     having mistyped is no event the rest of the sentence reports."""
     clauses = split_clauses(sentence)
     kept = [c for c in clauses if not only_takes_back(c)]
-    return "".join(kept) if kept and len(kept) < len(clauses) else sentence
+    return (
+        join_clauses(kept, bool(CJK.search(sentence)))
+        if kept and len(kept) < len(clauses)
+        else sentence
+    )
 
 
 def _takes_back(text: str) -> bool:

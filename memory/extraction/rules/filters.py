@@ -16,7 +16,7 @@ from memory.extraction.rules.markers import (
     only_takes_back,
 )
 from memory.language.redaction import beyond_pii, contains_pii
-from memory.language.text import CJK, split_clauses
+from memory.language.text import CJK, join_clauses, split_clauses
 
 ACK_RE = re.compile(
     r"^(?:好的?|好吧|好啊|对的?|对啊|嗯+|行|可以|是的?|没错|没问题|收到|明白了?|了解|谢谢(?:你)?|"
@@ -176,7 +176,7 @@ def kept_clauses(full: str, lang: str, *, standing: bool, hedged: bool) -> tuple
         signal.append(core)
     if not kept:
         return None
-    body = "".join(kept) if lang == "zh" else " ".join(kept)
+    body = join_clauses(kept, lang == "zh")
     body = clause_core(LEAD_NOTE_EN.sub("", LEAD_CONJ.sub("", body.strip())))
     if len(body) < (3 if CJK.search(body) else 8):
         return None

@@ -188,7 +188,8 @@ STRONG_CUES = next(i for i, (_, slot) in enumerate(TOPIC_CUES) if slot == "coffe
 
 
 STANDING_RE = re.compile(
-    r"以后|今后|往后|下次|每次|每当|的时候|默认|总是|一直|一律|都(?:用|要|按|订|给|别|不)|任何时候|"
+    # "七点以后", "三天以后" are a time, not "from now on"
+    r"(?<![点号天月年周])以后|今后|往后|下次|每次|每当|的时候|默认|总是|一直|一律|都(?:用|要|按|订|给|别|不)|任何时候|"
     r"无论|不管|永远|\bever\b|\balways\b|\bnever\b|from now on|whenever|every time|each time|"
     r"for (?:all )?future|in (?:the )?future|by default|going forward|\bwhen you\b|for any\b|"
     r"for all\b|any time|anytime|standing (?:order|instruction|rule)",

@@ -340,3 +340,13 @@ def test_a_mark_inside_a_word_ends_no_sentence():
         "Really?",
         "yes",
     ]
+
+
+def test_a_space_between_chinese_characters_is_a_comma():
+    from memory.language.text import join_clauses, split_clauses
+
+    clauses = split_clauses("帮我找个健身房 我在五道口上班 最好带泳池")
+    assert [c.strip() for c in clauses] == ["帮我找个健身房", "我在五道口上班", "最好带泳池"]
+    assert join_clauses([c.strip() for c in clauses[1:]], True) == "我在五道口上班，最好带泳池"
+    # between a character and a Latin word a space is only a space
+    assert len(split_clauses("住 Brooklyn 的 apartment 太干了")) == 1
