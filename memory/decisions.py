@@ -576,12 +576,23 @@ def _correction(
     )
 
 
-def _adds_to_something(text: str) -> bool:
+# what one says next to what one said ("还有我俩都不吃香菜", "oh and also…"); not what is left
+# ("还有两天就放假")
+_ADDS_ON = re.compile(
+    r"^\W*(?:(?:对了|哦|噢)[，,\s]*)?(?:还有(?![\d一二两三四五六七八九十几半多点些]|没有)|另外|而且|再就是|再有就是)"
+    r"|^\W*(?:(?:oh|and|ah)[ ,]+)*(?:also|plus|on top of that|besides)\b",
+    re.IGNORECASE,
+)
+
+
+def _adds_to_something(text: str, quote: str = "") -> bool:
     """ "also likes Apple Music", "另外还有一台": the statement adds to what was said. Only its
     first clause tells: "医生把二甲双胍加到了850，另外让我每天走路" changes the dose and then
-    adds another instruction."""
+    adds another instruction; so do the words the person opened with ("还有我俩都不吃香菜"),
+    unless they go on to say what changed."""
     first = next(iter(split_clauses(text)), text)
-    return bool(word_class("additive").search(first))
+    opens_with_more = bool(_ADDS_ON.search(quote)) and not CHANGE_RE.search(quote)
+    return bool(word_class("additive").search(first)) or opens_with_more
 
 
 # a memory that tells the agent what to do or not to do, as rewritten for storage ("以后推荐餐厅
@@ -618,7 +629,7 @@ def _replaced_memory(
     if (
         (candidate.kind == "episodic" and not changes_a_state(said))
         or word_class("refers_back").search(said)
-        or _adds_to_something(candidate.content)
+        or _adds_to_something(candidate.content, candidate.source_quote)
     ):
         # "上次说的那个周会流程…", "the trip I mentioned": it goes on about the earlier
         # statement; "also likes Apple Music", "另外还有一台": it adds to it. Neither answers

@@ -7,9 +7,11 @@ tuned on and missed such pairs elsewhere. This module scores a pair with a logis
 general signals of the two statements — how close they are in embedding space and how much
 closer than the other memories, whether they share a topic, a noun, a value, whether each names a
 different thing, whether each names a different thing of one kind (another car, another editor:
-memory/extraction/kinds.py), whether the new one is worded as a change, whether it comes in a
-later conversation — trained on pairs labelled by the scenario sets' own expectations
-(`memory/extraction/training/`, corpus and weights in `data/`).
+memory/extraction/kinds.py), whether a name of each stands in the same words ("infra 全在 AWS 上"
+/ "infra 全在 GCP 上": one filler of one frame swapped for another), whether the new one is
+worded as a change, whether it comes in a later conversation — trained on pairs labelled by
+the scenario sets' own expectations (`memory/extraction/training/`, corpus and weights in
+`data/`).
 
 The write decision (memory/decisions.py) asks it for the live memory a statement most likely
 replaces; whether that becomes a supersede or a conflict observation stays with the
@@ -113,6 +115,7 @@ def _signals(new: Statement, old: Statement, similarity: float, others: list[flo
         "change_on_topic": changed and (bool(shared) or context_shared or names_differ),
         "other_of_kind": other_kind is not None,
         "amount_differs": topics.amounts_differ(new.content, old.content),
+        "one_frame": topics.names_in_one_frame(new.content, old.content),
         # read by the plausibility gate only, not a model input
         "names_another": topics.names_another(new.content, old.content),
     }
@@ -139,21 +142,27 @@ FEATURES = (
     "change_on_topic",
     "other_of_kind",
     "amount_differs",
+    "one_frame",
 )
 
 
 def _plausible(signals: dict) -> bool:
     """Whether the pair is one the model may link at all: about one thing (another thing of one
-    kind, a shared topic concept or noun, or close in wording) and the new statement brings
-    something (a change or firm word, a hedge, another name, another amount in one unit).
+    kind, a shared topic concept where the old statement is the closest or the concept is of
+    one value at a time, a shared noun, a name swapped in one frame, or close in wording) and
+    the new statement brings something (a change or firm word, a hedge, another name, another
+    amount in one unit).
     Without the first, "switched the
     phone plan" would replace the only other memory, whatever it is about; without the second,
     "put me on the aisle" would replace "prefers aisle seats". On the held-out pairs this keeps
     recall 0.78 at precision 0.87 where the threshold alone gives 0.88 at 0.78."""
     about_one_thing = (
         signals["other_of_kind"]
-        or signals["any_concept"]
+        # a topic of many values (food, music) only where the old statement is the closest:
+        # "周五团建去吃泰国菜" is no answer to a peanut allergy it barely resembles
+        or (signals["any_concept"] and (signals["nearest"] or signals["single_concept"]))
         or signals["shared_noun"]
+        or signals["one_frame"]
         or signals["similarity"] >= topics.SWAP_SIMILARITY
     )
     brings_something = (
@@ -164,6 +173,7 @@ def _plausible(signals: dict) -> bool:
         or signals["other_of_kind"]
         or signals["amount_differs"]
         or signals["names_another"]
+        or signals["one_frame"]
     )
     return bool(about_one_thing and brings_something)
 

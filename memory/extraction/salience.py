@@ -42,6 +42,7 @@ from memory.extraction.rules.markers import (
     made_change,
     main_clause,
     short_remark,
+    weighs_up_what_came_before,
 )
 from memory.extraction.words import word_class, words
 from memory.language.dates import DAY_RE, TIME_OF_DAY_RE
@@ -184,6 +185,9 @@ class Signals:
     attribute: bool = False
     # nothing but a hedge ("and I might,", "…吧，maybe，…"): it governs what follows it
     bare_hedge: bool = False
+    # weighing up whether to do something it does not name ("…但要去新加坡 我还在想要不要接"):
+    # it doubts what was named before it
+    weighs_up: bool = False
     noise: str = ""
 
     @classmethod
@@ -204,7 +208,7 @@ class Signals:
             s.made and not any(p.bare_hedge for p in signals[:i]) for i, s in enumerate(signals)
         )
         flags["hedged"] = not flags["made"] and any(
-            i <= first or (s.hedged and (not s.content or s.change))
+            i <= first or (s.hedged and (not s.content or s.change or s.weighs_up))
             for i, s in enumerate(signals)
             if s.hedged or s.reported
         )
@@ -521,7 +525,12 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         reported=reported,
         made=made_change(core) and not (hedged or reported),
         bare_hedge=hedged and bare_hedge(core),
+        weighs_up=hedged and weighs_up_what_came_before(core, _names_anything),
     )
+
+
+def _names_anything(text: str) -> bool:
+    return bool(named_things(HEDGE_RE.sub(" ", text)))
 
 
 # what a clause that is only a hedge may hold besides it ("and I might,", "我也可能")

@@ -215,6 +215,55 @@ def _names(text: str) -> set[str]:
     }
 
 
+def names_in_one_frame(new: str, old: str) -> bool:
+    """A name only the new statement has stands where a name only the old one has stood: the
+    same words just before or just after both ("infra 全在 AWS 上" / "infra 全在 GCP 上",
+    "目标浙大计算机" / "报的南大计算机", "住天河这边" / "番禺这边"). One filler swapped for
+    another in one frame is what a change of a value looks like, whatever the value's kind."""
+    a, b = _names(new), _names(old)
+    mine, theirs = a - b, b - a
+    if not mine or not theirs:
+        return False
+    frames_new = {f for name in mine for f in _frames(new, name)}
+    return any(f in frames_new for name in theirs for f in _frames(old, name))
+
+
+_FRAME_ZH = re.compile(r"[\u4e00-\u9fff]{2}")
+
+
+def _frames(text: str, name: str) -> set[tuple[str, str]]:
+    """("before" / "after", the words there) for each place a name stands in a statement: two
+    Chinese characters, or an English word with the short word between (""works at", "for"
+    alone says nothing). The person's own words ("用户", "the user's") are no frame."""
+    text = re.sub(r"用户|the user(?:'s)?|\buser'?s?\b", "  ", text.lower())
+    out: set[tuple[str, str]] = set()
+    for m in re.finditer(re.escape(name.lower()), text):
+        before = _frame_words(text[: m.start()].rstrip(), reverse=True)
+        after = _frame_words(text[m.end() :].lstrip(), reverse=False)
+        out |= {("before", before)} if before else set()
+        out |= {("after", after)} if after else set()
+    return out
+
+
+def _frame_words(side: str, *, reverse: bool) -> str:
+    if reverse:
+        zh = re.search(r"[\u4e00-\u9fff]{2}$", side)
+        if zh:
+            return zh.group(0)
+        found = re.findall(r"[a-z][a-z'-]*", side[-40:]) if side[-1:].isalpha() else []
+        picked = found[-2:] if found and found[-1] in words("en_stopwords") else found[-1:]
+    else:
+        zh = _FRAME_ZH.match(side)
+        if zh:
+            return zh.group(0)
+        found = re.findall(r"[a-z][a-z'-]*", side[:40]) if side[:1].isalpha() else []
+        picked = found[:2] if found and found[0] in words("en_stopwords") else found[:1]
+    phrase = " ".join(picked)
+    if not picked or all(w in words("en_stopwords") for w in picked) or len(phrase) < 3:
+        return ""
+    return phrase
+
+
 def names_differ(new: str, old: str) -> bool:
     """Both statements name something (a brand, a place, a person — not a quantity such as
     "5k"; not someone else's thing, "同事的MacBook") and no name is shared."""

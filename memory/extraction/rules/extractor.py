@@ -61,6 +61,7 @@ from memory.extraction.rules.markers import (
     hedges_the_speaker,
     made_change,
     only_takes_back,
+    weighs_up_what_came_before,
 )
 from memory.extraction.rules.merge import deferred, merge_hits
 from memory.extraction.rules.phrasing import finish_sentence, naturalize
@@ -237,7 +238,9 @@ def _sentence_hedged(sentence: str) -> bool:
     sentence from its first statement on ("可能下个月搬去杭州"), as an afterthought that names
     nothing ("…, not sure yet"), or where it hedges a change ("…，可能提前到四点"); somebody's
     words after the statement are theirs ("乐乐初一的数学老师布置了作业，他说完全看不懂": the grade
-    is no report). A change made in a clause of its own stands."""
+    is no report). A change made in a clause of its own stands. Weighing up whether to do
+    something the clause does not name doubts what came before ("收到个offer 但要去新加坡 我还在
+    想要不要接": what would be taken was named before the weighing-up)."""
     clauses = split_clauses(sentence) or [sentence]
     hedges = [hedges_the_speaker(c) for c in clauses]
     reports = [bool(REPORTED_RE.search(c)) for c in clauses]
@@ -246,7 +249,10 @@ def _sentence_hedged(sentence: str) -> bool:
     named = [_names_something(c) for c in clauses]
     first = named.index(True) if any(named) else 0
     return any(reports[: first + 1]) or any(
-        i <= first or not named[i] or _changes(clause)
+        i <= first
+        or not named[i]
+        or _changes(clause)
+        or weighs_up_what_came_before(clause, _names_something)
         for i, (clause, hedge) in enumerate(zip(clauses, hedges, strict=True))
         if hedge
     )

@@ -42,6 +42,19 @@ _OTHERS_FIRST = re.compile(
 )
 
 
+# Weighing up whether to do something: "要不要", "该不该", A-not-A ("接不接", "买不买"), "whether".
+WEIGHING_UP = re.compile(r"要不要|该不该|是否|([\u4e00-\u9fff])不\1|\bwhether\b", re.IGNORECASE)
+
+
+def weighs_up_what_came_before(clause: str, names) -> bool:
+    """The clause ends weighing up whether to do something it does not name ("…但要去新加坡 我还
+    在想要不要接"): what would be done is what was named before it, and the doubt is about that.
+    `names` tells whether a text names anything. A doubt of another kind stays with its own
+    clause ("邮件不一定看")."""
+    weighing = WEIGHING_UP.search(clause)
+    return weighing is not None and not names(clause[weighing.end() :])
+
+
 def hedges_the_speaker(text: str) -> bool:
     """A hedge about the speaker's own statement: not a feeling of being torn, not another
     person's maybe."""

@@ -6,8 +6,9 @@ them — and records every pair the write decision weighs: the candidate and eac
 the subject it was compared with, with their cosine similarity. Labels come from the scenario's
 own expectations, never from the rules:
 
-* positive — in a changed-fact scenario, the candidate holds the new value (`expect.active` for a
-  firm change, `expect.observed_or_absent` for a hedged one) and the older memory holds the old
+* positive — in a changed-fact scenario, the candidate holds a new value the older memory does
+  not (`expect.active` for a firm change, `expect.observed_or_absent` for a hedged one; what
+  stays the same is expected active too) and the older memory holds the old
   value (`superseded` / `not_active`, or `active` for a hedged one): the new statement answers the
   question the old one answered;
 * skipped — in such a scenario, an older memory holding the old value compared with a candidate
@@ -87,9 +88,12 @@ def label(scenario: dict, new: str, old: str) -> int | None:
     else:
         return 0
     holds_old = any(matches(old, m) for m in old_values)
-    holds_new = any(matches(new, m) for m in new_values)
+    # a new value the older memory does not hold: what stays the same ("还是做 DE" beside the
+    # new employer) is expected active too, and the older memory holding it makes no
+    # restatement of the pair
+    brings_new = any(matches(new, m) and not matches(old, m) for m in new_values)
     old_holds_new = any(matches(old, m) for m in new_values)
-    if holds_old and holds_new and not old_holds_new:
+    if holds_old and brings_new:
         return 1
     if holds_old and not old_holds_new:
         return None

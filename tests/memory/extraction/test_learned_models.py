@@ -191,3 +191,58 @@ def test_amounts_are_read_by_unit_and_time_is_no_amount():
     assert topics.amounts_differ("now on 40mg", "on 20mg")
     assert not topics.amounts_differ("for two weeks", "for three months")
     assert not topics.amounts_differ("$40 for lunch", "20mg")  # no unit in common
+
+
+@pytest.mark.parametrize(
+    "old,new,same_frame",
+    [
+        # one name swapped for another in the same words around it: a value changed
+        (
+            "The user runs the nightly builds on Jenkins servers",
+            "The user runs the nightly builds on Buildkite servers now",
+            True,
+        ),
+        ("用户的车停在万达地库", "用户的车现在停在龙湖地库", True),
+        ("用户每天在公司楼下的Costa买咖啡", "用户每天在公司楼下的Tims买咖啡", True),
+        # names in other places of other sentences, or the same name kept
+        ("用户在杭州有一套房子", "用户上周去成都出差了", False),
+        ("The user banks with Chase", "The user moved to Barcelona", False),
+        ("The user drives a Civic to work", "The user takes the Civic to the beach", False),
+    ],
+)
+def test_a_name_standing_where_another_stood_is_one_frame(old, new, same_frame):
+    from memory.extraction import topics
+
+    assert topics.names_in_one_frame(new, old) is same_frame
+
+
+def test_a_value_that_stays_the_same_labels_no_pair_as_a_replacement():
+    from memory.extraction.training.collect_pairs import label
+
+    scenario = {
+        "phenomenon": "conflict_firm",
+        "expect": {
+            "active": [{"any": ["Globex"]}, {"any": ["auditor"]}],
+            "superseded": [{"any": ["Initech"]}],
+        },
+    }
+    old = "The user is an auditor at Initech."
+    # the new employer replaces the old one, though the job kept is said in both
+    assert label(scenario, "The user works at Globex now, still as an auditor.", old) == 1
+    # the job kept alone brings nothing new
+    assert label(scenario, "The user is still an auditor.", old) == 0
+    assert label(scenario, "The user has a dog.", "The user works at Initech.") is None
+    assert label(scenario, "The user has a dog.", "The user likes tea.") == 0
+
+
+def test_a_statement_opened_as_an_addition_replaces_nothing():
+    # "还有…" / "另外…" / "plus…" adds to what was said, however alike the two are
+    d = _decide(
+        "还有用户周四晚上去游泳", "用户每周二晚上打羽毛球", later=True, others=["用户养了只猫"]
+    )
+    assert d.action == decisions.CREATE, d.reason
+    assert decisions._adds_to_something("用户不吃葱", "还有我俩都不吃葱")
+    assert decisions._adds_to_something("the user swims", "Oh and also I swim on Thursdays")
+    # what is left is no addition, and going on to say what changed is a change
+    assert not decisions._adds_to_something("用户两天后放假", "还有两天就放假了")
+    assert not decisions._adds_to_something("用户改成周四游泳", "还有 游泳改到周四了")

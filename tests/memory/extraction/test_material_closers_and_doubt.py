@@ -70,6 +70,10 @@ def test_a_quote_is_material_only_when_asked_to_work_on_it():
         ("my wife and I are batting around the idea of moving to Tucson", "Tucson"),
         ("Getting my daughter a piano teacher, maybe after the holidays.", "piano"),
         ("想把车换成电动的，也许过完年吧。", "电动"),
+        # the weighing-up comes last in its clause and names nothing: it doubts what came
+        # before it ("…要不要去" of the offer named first)
+        ("拿到个Grab的offer 钱给得挺多 但base在Jakarta 我还在想要不要接", "Grab"),
+        ("got an offer from Datadog but not sure whether I should take it", "Datadog"),
     ],
 )
 def test_doubted_statements_are_tentative(text, value):
@@ -82,6 +86,14 @@ def test_doubted_statements_are_tentative(text, value):
 def test_a_doubt_on_its_own_is_no_statement():
     contents = [c.content for c in _extract("I'm moving to Denver in May. Nothing's decided.")]
     assert not any("Nothing" in c for c in contents), contents
+
+
+def test_a_doubt_about_another_thing_in_its_own_clause_leaves_the_statement_firm():
+    # "不一定接" doubts the phone named in its own clause, not the channel named before
+    found = _extract("周末有事发微信给我 电话不一定接得到")
+    assert any("微信" in c.content and c.confidence >= 0.75 for c in found), [
+        (c.content, c.confidence) for c in found
+    ]
 
 
 def test_a_change_after_a_doubt_about_its_cause_stands():
