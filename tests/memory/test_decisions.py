@@ -504,11 +504,12 @@ def test_a_hedge_about_something_else_does_not_hold_back_a_firm_change():
 
 def test_one_slot_with_no_value_read_and_little_else_alike_is_no_repetition():
     """Merging "reminders go to my telegram" into "email me the reminders at 7am" because both
-    are slot reminder would lose the new channel: it is kept beside the old one."""
+    are slot reminder would lose the new channel: it is kept, beside the old one or, said in a
+    later conversation, in its place."""
     old = mem(slot="reminder", content="Email the daily reminders to the user around 7am")
     new = cand(slot="reminder", content="The user's reminders go to the user's Telegram")
     d = decide(new, T1, [old], {1: 0.3})
-    assert d.action == "create", d
+    assert d.action in ("create", "supersede") and not d.update_content, d
     # alike beyond the slot: still the same statement said again
     assert decide(new, T1, [old], {1: 0.9}).action == "merge"
 
