@@ -66,7 +66,7 @@ from memory.extraction.rules.markers import (
 )
 from memory.extraction.words import word_class
 from memory.language.dates import WEEKDAY_VALUE
-from memory.language.text import split_clauses
+from memory.language.text import CJK, split_clauses
 
 DEDUPE_SIMILARITY = 0.85
 CONFLICT_SIMILARITY = 0.75
@@ -725,30 +725,6 @@ def _most_on_topic(
     return best
 
 
-# Things a person has one of at a time: when a change replaces one, every live statement about
-# the old one goes stale with it ("关于netflix，用户Dark 看过了" after keeping only Disney+).
-# Not cities, people or employers: a friend in the old city is still there.
-ONE_AT_A_TIME_KINDS = frozenset(
-    {
-        "car",
-        "phone",
-        "computer",
-        "music_service",
-        "video_service",
-        "editor",
-        "cloud",
-        "chat_app",
-        "notes_app",
-        "bank",
-        "carrier",
-        "os",
-        "gym",
-        "headphones",
-        "watch",
-    }
-)
-
-
 def _stale_with(candidate: Candidate, target_id: int, existing: list[ExistingMemory]) -> list[int]:
     """Other live statements that name the thing a change replaced (of a one-at-a-time kind
     the change names another of) and nothing the change names."""
@@ -759,9 +735,11 @@ def _stale_with(candidate: Candidate, target_id: int, existing: list[ExistingMem
     old = kinds.named_kinds(target.content)
     gone = {
         name
-        for kind in ONE_AT_A_TIME_KINDS & set(new) & set(old)
+        for kind in kinds.ONE_AT_A_TIME_KINDS & set(new) & set(old)
         for name in old[kind]
-        if len(name) >= 3 and not any(kinds.same_name(name, n) for n in new[kind])
+        # two Chinese characters are a name ("卡罗" of 卡罗拉); two Latin letters seldom are
+        if (len(name) >= 3 or CJK.search(name))
+        and not any(kinds.same_name(name, n) for n in new[kind])
     }
     if not gone:
         return []

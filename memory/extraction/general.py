@@ -77,6 +77,12 @@ def _zh_sentence(body: str) -> str:
     return "用户" + body
 
 
+def as_statement_of_the_user(body: str, *, zh: bool) -> str:
+    """What a person said of themselves, as a sentence about the user ("我那台卡罗拉…" →
+    "用户那台卡罗拉…")."""
+    return _zh_sentence(body) if zh else _en_sentence(body)
+
+
 def _en_sentence(body: str) -> str:
 
     body = rewrite(body, "en")

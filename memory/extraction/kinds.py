@@ -43,6 +43,30 @@ NEAREST = 3
 # a candidate this close to a kind's own label word is the kind, not a value ("手机", "laptop")
 LABEL = 0.8
 
+# Things a person has one of at a time: when a change replaces one, every live statement about
+# the old one goes stale with it ("关于netflix，用户Dark 看过了" after keeping only Disney+), and
+# a question about one of them presupposes it is theirs. Not cities, people or employers: a
+# friend in the old city is still there.
+ONE_AT_A_TIME_KINDS = frozenset(
+    {
+        "car",
+        "phone",
+        "computer",
+        "music_service",
+        "video_service",
+        "editor",
+        "cloud",
+        "chat_app",
+        "notes_app",
+        "bank",
+        "carrier",
+        "os",
+        "gym",
+        "headphones",
+        "watch",
+    }
+)
+
 _LATIN_RUN = re.compile(r"[a-z][a-z0-9&'.-]*(?: [a-z][a-z0-9&'.-]*)?")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+&'.-]*|\d+[A-Za-z0-9+.-]*")
 _NAME_SHAPED = re.compile(r"[A-Z0-9]")
@@ -212,6 +236,12 @@ def kind_of(name: str, *, proper: bool = True) -> str | None:
         return kind if score >= COMMON_MEMBER else None
     latin = bool(_LATIN_RUN.fullmatch(name))
     return kind if latin and score >= LOWERCASE_MEMBER and lead >= LOWERCASE_LEAD else None
+
+
+def label(kind: str, *, zh: bool) -> str:
+    """The shortest word the file has for a kind, in Chinese or in English ("手机", "phone")."""
+    words_of_kind = [w for w in load("kinds")["kinds"][kind]["label"] if bool(CJK.search(w)) == zh]
+    return min(words_of_kind, key=len)
 
 
 @cache

@@ -526,3 +526,14 @@ def test_an_adverb_before_the_verb_is_not_conjugated(said, expected):
     contents = [c.content for c in RuleExtractor().extract([Turn("user", said)]).candidates]
     assert any(expected in c for c in contents), contents
     assert not any("finallies" in c or "honestlies" in c for c in contents), contents
+
+
+def test_a_two_character_chinese_name_goes_stale_with_the_change():
+    # the segmenter often cuts an unknown model short ("卡罗" of 卡罗拉): two Chinese characters
+    # still name the old car, and every statement naming it goes with the change
+    car = mem(id=1, category="fact", content="用户的车：用户那台卡罗拉快四万公里了")
+    mileage = mem(id=2, category="fact", content="用户的卡罗：11万多公里")
+    change = cand(category="fact", content="用户刚提了比亚迪海豹，家里就这一台车", confidence=0.9)
+    d = decide(change, T1, [car, mileage], {1: 0.5, 2: 0.3})
+    assert d.action == "supersede", d
+    assert {d.target_id, *d.also_supersede} == {1, 2}, d

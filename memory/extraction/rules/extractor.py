@@ -130,6 +130,57 @@ def _said_in_passing(sentence: str, lang: str) -> Hit | None:
     return Hit("fact", "semantic", body, m.group(0), 0.7, 0.55, general=True)
 
 
+# The speaker's own thing in a question about it ("我这台Pixel 8拍视频老是发烫 有啥办法", "how do
+# i turn off autocorrect on my pixel"): the question presupposes it is theirs. Not a question
+# weighing things up or about getting one ("哪个好", "值得买吗", "should i get").
+_OWN_ZH = re.compile(r"我(?:的|家|们|这|那)|(?:这|那)(?:台|部|辆|块|副|张)|老是|总是|动不动")
+_OWN_EN = re.compile(
+    r"\b(?:my|our)\b|\bi(?:'m| am)? (?:use|have|got|drive|bank|run)\b", re.IGNORECASE
+)
+_WEIGHING_THINGS = re.compile(
+    r"哪个|哪款|哪家|还是|对比|比较|推荐|值得|买|换|想|打算|要不要|"
+    r"\b(?:or|which|vs|compare|recommend|worth|buy|buying|get a|should i|thinking|switch)\b",
+    re.IGNORECASE,
+)
+
+
+def _owned_in_passing(sentence: str, lang: str) -> Hit | None:
+    own = _OWN_ZH if lang == "zh" else _OWN_EN
+    if _WEIGHING_THINGS.search(sentence) or not own.search(sentence):
+        return None
+    named = kinds.named_kinds(sentence)
+    owned = [(kind, names) for kind, names in named.items() if kind in kinds.ONE_AT_A_TIME_KINDS]
+    if len(owned) != 1:
+        return None
+    kind, names = owned[0]
+    longest = max(names, key=len)
+    if not all(n in longest for n in names):
+        return None  # two things of one kind: no telling which is theirs
+    written = re.search(re.escape(longest), sentence, re.IGNORECASE)
+    name = written.group(0) if written else longest
+    if not re.search(r"[A-Z0-9\u4e00-\u9fff]", name) or name[0].isdigit():
+        return None  # written as a name ("Pixel 8", "卡罗拉"), not "chat", "13th"
+    if lang == "zh":
+        # the kind's word (what a request asks about: "车子保养…") and the person's own clause
+        # ("我那台卡罗拉快四万公里了"): the segmenter may have cut the name short ("卡罗"), the
+        # clause has it whole
+        clause = next((c for c in split_clauses(sentence) if name in c), "")
+        if clause and not (looks_like_question(clause) or salience.is_question(clause)):
+            said = general.as_statement_of_the_user(clause.strip(" ，,"), zh=True)
+            body = f"用户的{kinds.label(kind, zh=True)}：{said}"
+        else:
+            body = f"用户的{kinds.label(kind, zh=True)}是{name}"
+    else:
+        body = f"The user's {kinds.label(kind, zh=False)} is {name}"
+    return Hit("fact", "semantic", body, sentence.strip(), 0.7, 0.55, general=True)
+
+
+def _in_passing(hit: Hit, sentence: str) -> bool:
+    """What a question says of the person in passing (`_said_in_passing`, `_owned_in_passing`)
+    outlives the question being one of the moment ("how do i … on my Pixel 8?")."""
+    return hit.general and hit.quote == sentence.strip() and looks_like_question(sentence)
+
+
 def _without_slips(sentence: str) -> str:
     """The sentence without its clauses that only name a slip ("Sorry 打错了，我是 B 型血"):
     having mistyped is no event the rest of the sentence reports."""
@@ -404,7 +455,7 @@ class RuleExtractor:
                 # state, which replaces the old one; an allergy told with a plan ("周六去野餐，他
                 # 对猕猴桃过敏") outlives the plan.
                 hit = general.detect(sentence, state, answer=False)
-            elif hit is not None and noise_only(told):
+            elif hit is not None and noise_only(told) and not _in_passing(hit, sentence):
                 hit = None
             elif (
                 hit is not None
@@ -444,7 +495,7 @@ class RuleExtractor:
         if parts := colon_parts(full):  # "<task/decision> <topic>：<body>": the body is the content
             return colon_body(*parts, lang, hedged)
         if (looks_like_question(full) or salience.is_question(full)) and not hedged:
-            return _said_in_passing(full, lang)
+            return _said_in_passing(full, lang) or _owned_in_passing(full, lang)
         kept = kept_clauses(full, lang, standing=standing, hedged=hedged)
         if kept is None:
             return None

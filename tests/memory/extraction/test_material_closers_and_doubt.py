@@ -45,6 +45,32 @@ def test_material_and_closers_are_no_memories(text):
     assert _extract(text) == [], [c.content for c in _extract(text)]
 
 
+@pytest.mark.parametrize(
+    "text,name",
+    [
+        ("我这台Pixel 8拍视频老是发烫 有啥办法吗", "Pixel 8"),
+        ("how do i turn off autocorrect on my Pixel 8?", "Pixel 8"),
+        ("how do i set up zelle through my Chase account?", "Chase"),
+    ],
+)
+def test_a_question_about_ones_own_thing_says_it_is_theirs(text, name):
+    found = _extract(text)
+    assert any(name in c.content for c in found), [c.content for c in found]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "iPhone 16和Pixel 9哪个拍照好",
+        "Pixel 8 值得买吗",
+        "iPhone 17什么时候发布",
+        "should i get a Pixel 8 or an iPhone 15?",
+    ],
+)
+def test_a_question_weighing_things_up_or_about_a_product_says_nothing_of_the_person(text):
+    assert _extract(text) == [], [c.content for c in _extract(text)]
+
+
 def test_a_habit_after_a_request_is_still_the_users():
     found = _extract("帮我订个咖啡，每天早上都喝美式")
     assert any("美式" in c.content for c in found), [c.content for c in found]
