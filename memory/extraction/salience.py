@@ -494,8 +494,7 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
     noise = "" if as_statement else noise_reason(clause, question=question)
     if noise:
         return Signals(noise=noise)
-    # a hedge word is no name, however it is written ("我 maybe 会转过去")
-    named = bool(named_things(HEDGE_RE.sub(" ", core)))
+    named = _names_anything(core)
     hedged = hedges_the_speaker(core)
     reported = bool(REPORTED_RE.search(core))
     stance = bool(PREF_POS.search(core) or PREF_NEG.search(core))
@@ -530,6 +529,7 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
 
 
 def _names_anything(text: str) -> bool:
+    # a hedge word is no name, however it is written ("我 maybe 会转过去")
     return bool(named_things(HEDGE_RE.sub(" ", text)))
 
 

@@ -228,12 +228,14 @@ def names_in_one_frame(new: str, old: str) -> bool:
     return any(f in frames_new for name in theirs for f in _frames(old, name))
 
 
-_FRAME_ZH = re.compile(r"[\u4e00-\u9fff]{2}")
+# the two Chinese characters just before / just after a name
+_FRAME_ZH_BEFORE = re.compile(r"[\u4e00-\u9fff]{2}$")
+_FRAME_ZH_AFTER = re.compile(r"^[\u4e00-\u9fff]{2}")
 
 
 def _frames(text: str, name: str) -> set[tuple[str, str]]:
     """("before" / "after", the words there) for each place a name stands in a statement: two
-    Chinese characters, or an English word with the short word between (""works at", "for"
+    Chinese characters, or an English word with the short word between ("works at": "for"
     alone says nothing). The person's own words ("用户", "the user's") are no frame."""
     text = re.sub(r"用户|the user(?:'s)?|\buser'?s?\b", "  ", text.lower())
     out: set[tuple[str, str]] = set()
@@ -246,16 +248,13 @@ def _frames(text: str, name: str) -> set[tuple[str, str]]:
 
 
 def _frame_words(side: str, *, reverse: bool) -> str:
+    zh = (_FRAME_ZH_BEFORE if reverse else _FRAME_ZH_AFTER).search(side)
+    if zh:
+        return zh.group(0)
     if reverse:
-        zh = re.search(r"[\u4e00-\u9fff]{2}$", side)
-        if zh:
-            return zh.group(0)
         found = re.findall(r"[a-z][a-z'-]*", side[-40:]) if side[-1:].isalpha() else []
         picked = found[-2:] if found and found[-1] in words("en_stopwords") else found[-1:]
     else:
-        zh = _FRAME_ZH.match(side)
-        if zh:
-            return zh.group(0)
         found = re.findall(r"[a-z][a-z'-]*", side[:40]) if side[:1].isalpha() else []
         picked = found[:2] if found and found[0] in words("en_stopwords") else found[:1]
     phrase = " ".join(picked)

@@ -176,8 +176,8 @@ def _owned_in_passing(sentence: str, lang: str) -> Hit | None:
 
 
 def _in_passing(hit: Hit, sentence: str) -> bool:
-    """What a question says of the person in passing (`_said_in_passing`, `_owned_in_passing`)
-    outlives the question being one of the moment ("how do i … on my Pixel 8?")."""
+    """The speaker's own thing a question names (`_owned_in_passing`, whose hit quotes the whole
+    question) outlives the question being one of the moment ("how do i … on my Pixel 8?")."""
     return hit.general and hit.quote == sentence.strip() and looks_like_question(sentence)
 
 
