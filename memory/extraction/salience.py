@@ -60,7 +60,8 @@ _MODEL = re.compile(
 )
 _LATIN_NAME = re.compile(r"(?<![A-Za-z'])[A-Z][a-zA-Z'&.-]+")
 _NUM = r"(?:\d+(?:\.\d+)?|[零一二两三四五六七八九十百千万半]+)"
-_FIRST_PERSON = re.compile(r"我|咱|\b(?:I|I'm|I've|I'd|I'll|me|my|mine|we|our|us)\b", re.I)
+# "im", "ive": first person as people type it in chats
+_FIRST_PERSON = re.compile(r"我|咱|\b(?:I|I'm|I've|I'd|I'll|im|ive|me|my|mine|we|our|us)\b", re.I)
 _POSSESSION = re.compile(r"我(?:们)?(?:家|的)|\b(?:my|our)\b", re.I)
 # a thing of one's own: "my 2019 outback", "our cat", "我家的洗衣机", "我的电脑"
 _OWNED = re.compile(
@@ -188,6 +189,9 @@ class Signals:
     # weighing up whether to do something it does not name ("…但要去新加坡 我还在想要不要接"):
     # it doubts what was named before it
     weighs_up: bool = False
+    # names a thing of substance in a statement that names the speaker ("我们组所有需求都在多维表格
+    # 里过"): it says how their life is arranged
+    noun: bool = False
     noise: str = ""
 
     @classmethod
@@ -239,7 +243,9 @@ class Signals:
             return False
         # naming an attribute (works at, lives in) says something only of the speaker's own:
         # "Pixel 9 Pro 最近降价了" is news about a phone
-        return self.content >= 2 or (self.content + self.attribute >= 1 and self.personal)
+        return (
+            self.content >= 2 or (self.content + self.attribute >= 1 and self.personal) or self.noun
+        )
 
 
 def named_things(text: str) -> list[str]:
@@ -280,6 +286,7 @@ def _implied_own(text: str) -> bool:
 
 
 _ZH_SUBJECTLESS_START = ("v", "d", "t", "p", "c", "m", "r", "a")
+_NOT_THE_SPEAKER = ("这", "那", "它", "他", "她", "他们", "她们", "它们", "人家", "别人")
 # a span of time the sentence starts with (jieba tags 最近 / 之前 "f" like 里面, and cuts 这阵子
 # into 这 + 阵子)
 _TIME_FIRST_ZH = re.compile(
@@ -295,7 +302,8 @@ def implicit_subject(text: str) -> bool:
         # "最近在健身增肌", "这阵子在准备考研": a time said first leaves the subject out as well
         rest = _TIME_FIRST_ZH.sub("", text.strip()) or text
         first = next(((w, f) for w, f in pos_cut(rest) if w.strip()), ("", ""))
-        return first[1].startswith(_ZH_SUBJECTLESS_START) and first[0] not in ("这", "那", "它")
+        # a pronoun of somebody else ("他昨天又说想改学架子鼓") names the subject
+        return first[1].startswith(_ZH_SUBJECTLESS_START) and first[0] not in _NOT_THE_SPEAKER
     first = (text.split() or [""])[0].lower()
     return bool(
         re.fullmatch(
@@ -525,7 +533,17 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         made=made_change(core) and not (hedged or reported),
         bare_hedge=hedged and bare_hedge(core),
         weighs_up=hedged and weighs_up_what_came_before(core, _names_anything),
+        # not a remark on what is in front of them ("我觉得这个方案不错")
+        noun=not question
+        and bool(_FIRST_PERSON.search(core))
+        and not DEICTIC.search(core)
+        and not _INDEFINITE.search(core)
+        and has_content_noun(core),
     )
+
+
+# "什么都没心思", "nothing tastes right": a clause about anything at all tells a mood, not a fact
+_INDEFINITE = re.compile(r"什么|啥|任何|\b(?:anything|nothing|everything|something)\b", re.I)
 
 
 def _names_anything(text: str) -> bool:

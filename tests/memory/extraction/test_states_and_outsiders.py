@@ -59,3 +59,19 @@ def test_where_one_works_or_lives_said_in_passing_inside_a_question_is_kept():
     # someone else's place of work, or a question naming no topic of the person's, says nothing
     assert not _extract("Can you recommend a gift for my friend at Google?")
     assert not _extract("What's the weather like in Denver this weekend?")
+
+
+def test_the_speaker_naming_a_thing_of_their_life_is_kept():
+    # no name, no number, no preference word: the speaker and what their life is arranged around
+    found = _extract("我们部门的报销单都在共享表格里审批")
+    assert any("共享表格" in c.content for c in found), found
+    # first person as people type it ("ive", "im") names the speaker too
+    found = _extract("my physio told me to swim more so ive been doing laps at the rec center")
+    assert any("laps" in c.content for c in found), found
+
+
+def test_a_remark_a_mood_or_someone_elses_wish_is_not_kept():
+    assert not _extract("我觉得这个配色挺好看")  # a remark on what is in front of them
+    assert not _extract("我这几天干什么都提不起劲")  # a mood about anything at all
+    # somebody else's wish, reported: the sentence's subject is not the speaker
+    assert not [c for c in _extract("她上周又说想去学滑板") if c.kind == "semantic"]
