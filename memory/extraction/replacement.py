@@ -116,8 +116,9 @@ def _signals(new: Statement, old: Statement, similarity: float, others: list[flo
         "other_of_kind": other_kind is not None,
         "amount_differs": topics.amounts_differ(new.content, old.content),
         "one_frame": topics.names_in_one_frame(new.content, old.content),
-        # read by the plausibility gate only, not a model input
+        # read by the plausibility gate only, not model inputs
         "names_another": topics.names_another(new.content, old.content),
+        "another_value": topics.says_another_value(new.content, old.content),
     }
 
 
@@ -151,7 +152,7 @@ def _plausible(signals: dict) -> bool:
     kind, a shared topic concept where the old statement is the closest or the concept is of
     one value at a time, a shared noun, a name swapped in one frame, or close in wording) and
     the new statement brings something (a change or firm word, a hedge, another name, another
-    amount in one unit).
+    amount in one unit, other words for the answer to a question of one answer at a time).
     Without the first, "switched the
     phone plan" would replace the only other memory, whatever it is about; without the second,
     "put me on the aisle" would replace "prefers aisle seats". On the held-out pairs this keeps
@@ -174,6 +175,7 @@ def _plausible(signals: dict) -> bool:
         or signals["amount_differs"]
         or signals["names_another"]
         or signals["one_frame"]
+        or signals["another_value"]
     )
     return bool(about_one_thing and brings_something)
 

@@ -196,6 +196,36 @@ def topic_score(
     return score, ", ".join(why)
 
 
+def _concept_words(text: str) -> dict[str, set[str]]:
+    """The words by which a statement touches each single-valued concept."""
+    from memory.language.tokens import pos_cut
+
+    tokens = {w for w, _ in pos_cut(text)} if CJK.search(text) else set()
+    stemmed = stem_words(text)
+    found: dict[str, set[str]] = {}
+    for name, single, zh, en, zh_chars, recall_only in _concepts():
+        if not single or recall_only:
+            continue
+        words = {m.group(0) for m in zh.finditer(text)} if zh else set()
+        words |= {m.group(0).lower() for m in en.finditer(stemmed)} if en else set()
+        words |= zh_chars & tokens
+        if words:
+            found[name] = words
+    return found
+
+
+def says_another_value(new: str, old: str) -> bool:
+    """Of a question a person has one answer to at a time, each statement answers it in words
+    the other does not use: "合租 / 室友" then "一个人住", "night shifts" then "on days": the
+    words of the answer swapped, whatever the values are called. Somebody else's thing ("借了同事的
+    MacBook") answers nothing of the speaker's."""
+    from memory.extraction.kinds import without_others_things
+
+    a = _concept_words(without_others_things(new))
+    b = _concept_words(without_others_things(old))
+    return any(a[c] - b[c] and b[c] - a[c] for c in set(a) & set(b))
+
+
 def names_another(new: str, old: str) -> bool:
     """Each statement names something the other does not, whatever they share: "Mia starts
     at Roosevelt High" after "Mia is in 8th grade at Lincoln Middle" (Mia is shared; her

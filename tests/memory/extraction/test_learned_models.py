@@ -63,6 +63,13 @@ def _decide(new_text: str, old_text: str, *, later: bool, confidence: float = 0.
         ),
         ("用户平时用 Outlook 收发工作邮件。", "用户公司换成飞书了，邮件现在都在飞书邮箱里看。"),
         ("用户每天早上喝两杯美式。", "用户现在早上改喝 matcha latte 了，coffee 戒了。"),
+        # no change word, no name: the answer to a question of one answer at a time is worded
+        # anew ("合租" → "一个人住", "night shifts" → "day shifts")
+        ("用户和两个室友合租，住在三室的老房子里。", "用户搬进了一个人住的一居室，终于清静了。"),
+        (
+            "The user works night shifts at the distribution center.",
+            "The user is on day shifts this quarter, 8 to 4.",
+        ),
     ],
 )
 def test_a_later_conversation_answering_the_same_question_anew_replaces_the_old_memory(old, new):

@@ -75,3 +75,15 @@ def test_a_remark_a_mood_or_someone_elses_wish_is_not_kept():
     assert not _extract("我这几天干什么都提不起劲")  # a mood about anything at all
     # somebody else's wish, reported: the sentence's subject is not the speaker
     assert not [c for c in _extract("她上周又说想去学滑板") if c.kind == "semantic"]
+
+
+def test_an_answer_worded_anew_is_another_value():
+    # one home, one shift pattern at a time: other words for the answer are another answer
+    assert topics.says_another_value("用户现在一个人住", "用户跟室友合租")
+    assert topics.says_another_value("The user is on day shifts", "The user works night shifts")
+    # the same words again, or only more of them, answer nothing anew
+    assert not topics.says_another_value("用户跟室友合租，离地铁近", "用户跟室友合租")
+    # a question of many answers (food) has no other value to swap in
+    assert not topics.says_another_value("用户爱吃川菜", "用户爱吃粤菜的早茶")
+    # somebody else's thing is not the speaker's answer
+    assert not topics.says_another_value("用户借了同事的MacBook", "用户的电脑是ThinkPad")
