@@ -288,6 +288,17 @@ def named_kinds(text: str) -> dict[str, frozenset[str]]:
 
 
 @cache
+def _common_kinds() -> frozenset[str]:
+    return frozenset(k for k, spec in load("kinds")["kinds"].items() if spec.get("common"))
+
+
+def names_a_brand(text: str) -> bool:
+    """Names a thing of a kind whose members are names (a carrier, a music service, a car), however
+    it is written: people type brands in lowercase ("i have spotify premium", "im on verizon")."""
+    return any(kind not in _common_kinds() for kind in named_kinds(text))
+
+
+@cache
 def _others_possessive() -> re.Pattern:
     """ "同事的", "my friend's", "老婆那台": what follows is someone else's."""
     people = sorted(

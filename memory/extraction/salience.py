@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, fields
 from functools import cache, lru_cache
 
-from memory.extraction import topics
+from memory.extraction import kinds, topics
 from memory.extraction.rules.filters import ACK_RE, REVISION_RE, TASK_EN, TASK_ZH
 from memory.extraction.rules.markers import (
     CHANGE_RE,
@@ -503,6 +503,9 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
     if noise:
         return Signals(noise=noise)
     named = _names_anything(core)
+    if not named and not CJK.search(core) and _FIRST_PERSON.search(core):
+        # a brand typed in lowercase is a name all the same, in a statement of the speaker's
+        named = kinds.names_a_brand(core)
     hedged = hedges_the_speaker(core)
     reported = bool(REPORTED_RE.search(core))
     stance = bool(PREF_POS.search(core) or PREF_NEG.search(core))

@@ -61,17 +61,50 @@ def split_sentences(text: str) -> list[str]:
 
 
 def split_clauses(sentence: str) -> list[str]:
-    return [c for c in CLAUSE_SPLIT.split(sentence) if c.strip()]
+    return [
+        part for c in CLAUSE_SPLIT.split(sentence) if c.strip() for part in _split_after_latin(c)
+    ]
+
+
+# Mixed Chinese typed without punctuation: a space after a Latin word ends the clause when the
+# Chinese that follows opens a new one — an adverb, a time word, a conjunction or the speaker
+# ("在shopee做backend 主要写go 最近oncall好累"); not when it goes on with the same one
+# ("下周要去 Berlin 出差", "tiktok 这边", "Melbourne 的冬天"), nor after words that are no clause
+# ("另一个 account 已经关掉了": the account is what was closed)
+_LATIN_SPACE_CJK = re.compile(r"(?<=[A-Za-z0-9]) +(?=[\u4e00-\u9fff])")
+_OPENS_A_CLAUSE = ("d", "t", "c")
+# jieba tags these b / f, with 大型 and 里
+_OPENS_TOO = ("我", "我们", "咱们", "主要", "最近", "之前", "以前", "后来", "平时")
+# a degree word says how the thing just named is ("住 Brooklyn 的 apartment 太干了")
+_GOES_ON = ("太", "很", "好", "挺", "特别", "非常", "超", "真", "比较", "有点", "不")
+
+
+def _split_after_latin(clause: str) -> list[str]:
+    if not CJK.search(clause) or not _LATIN_SPACE_CJK.search(clause):
+        return [clause]
+    from memory.language.tokens import pos_cut
+
+    parts, start = [], 0
+    for m in _LATIN_SPACE_CJK.finditer(clause):
+        before, after = clause[start : m.start()], clause[m.end() :]
+        first = next(((w, f) for w, f in pos_cut(after[:8]) if w.strip()), ("", ""))
+        said = CJK.search(before) and any(f.startswith("v") for _, f in pos_cut(before))
+        opens = first[1].startswith(_OPENS_A_CLAUSE) and first[0] not in _GOES_ON
+        if said and (opens or first[0] in _OPENS_TOO):
+            parts.append(clause[start : m.end()])
+            start = m.end()
+    parts.append(clause[start:])
+    return [p for p in parts if p.strip()]
 
 
 def join_clauses(kept: list[str], zh: bool) -> str:
     """Clauses kept of a sentence, joined again: a Chinese clause that ended at a space (typed
-    without punctuation) gets the comma the space stood for."""
+    without punctuation, after a Chinese or a Latin word) gets the comma the space stood for."""
     if not zh:
         return " ".join(kept)
     out = ""
     for clause in kept:
-        if out and CJK.match(out[-1]) and CJK.match(clause[:1]):
+        if out and re.match(r"[\u4e00-\u9fffA-Za-z0-9]", out[-1]) and CJK.match(clause[:1]):
             out += "，"
         out += clause
     return out

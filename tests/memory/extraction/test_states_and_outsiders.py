@@ -87,3 +87,44 @@ def test_an_answer_worded_anew_is_another_value():
     assert not topics.says_another_value("用户爱吃川菜", "用户爱吃粤菜的早茶")
     # somebody else's thing is not the speaker's answer
     assert not topics.says_another_value("用户借了同事的MacBook", "用户的电脑是ThinkPad")
+
+
+def test_mixed_chinese_typed_without_punctuation_breaks_after_a_latin_word():
+    from memory.language.text import split_clauses
+
+    # the Chinese after the Latin word opens a new clause: an adverb, a time word, the speaker
+    assert split_clauses("在ByteDance做infra 主要写rust 最近好困") == [
+        "在ByteDance做infra ",
+        "主要写rust ",
+        "最近好困",
+    ]
+    # it goes on with the same clause, or what came before says nothing on its own
+    assert len(split_clauses("我月底要去 Lisbon 开会")) == 1
+    assert len(split_clauses("旧的那张 card 已经注销了")) == 1
+    found = _extract("在ByteDance做infra 主要写rust 最近好困 有什么提神的办法吗")
+    assert any("ByteDance" in c.content and "rust" in c.content for c in found), found
+    # a passing state in its own clause is no longer carried along with the job
+    assert not any("好困" in c.content for c in found), found
+
+
+def test_a_clause_about_ones_child_or_spouse_is_the_speakers_family():
+    from memory.extraction import salience
+
+    # Chinese leaves "my" out before one's own child or spouse, as before one's company
+    assert salience.analyse("女儿在读小学三年级").possession
+    assert salience.analyse("老公在医院上夜班").possession
+    assert not salience.analyse("同事在医院上夜班").possession
+    found = _extract("女儿在读小学三年级，数学老是跟不上，有什么好的练习册吗")
+    assert any("女儿" in c.content and "三年级" in c.content for c in found), found
+    found = _extract("老公在医院上夜班，白天都在睡觉")
+    assert any("老公" in c.content and "夜班" in c.content for c in found), found
+
+
+def test_a_brand_typed_in_lowercase_is_a_name():
+    from memory.extraction import salience
+
+    assert kinds.names_a_brand("we bank with chase")
+    assert salience.analyse("we bank with chase").named
+    # a lowercase common noun is no brand
+    assert not kinds.names_a_brand("i have a cold")
+    assert not kinds.names_a_brand("i have a dog and two cats")
