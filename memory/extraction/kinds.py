@@ -287,15 +287,10 @@ def named_kinds(text: str) -> dict[str, frozenset[str]]:
     return dict(_named_kinds(text))
 
 
-@cache
-def _common_kinds() -> frozenset[str]:
-    return frozenset(k for k, spec in load("kinds")["kinds"].items() if spec.get("common"))
-
-
 def names_a_brand(text: str) -> bool:
     """Names a thing of a kind whose members are names (a carrier, a music service, a car), however
     it is written: people type brands in lowercase ("i have spotify premium", "im on verizon")."""
-    return any(kind not in _common_kinds() for kind in named_kinds(text))
+    return any(not _common(kind) for kind in named_kinds(text))
 
 
 @cache

@@ -502,8 +502,9 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
     noise = "" if as_statement else noise_reason(clause, question=question)
     if noise:
         return Signals(noise=noise)
+    speaker = bool(_FIRST_PERSON.search(core))
     named = _names_anything(core)
-    if not named and not CJK.search(core) and _FIRST_PERSON.search(core):
+    if not named and not CJK.search(core) and speaker:
         # a brand typed in lowercase is a name all the same, in a statement of the speaker's
         named = kinds.names_a_brand(core)
     hedged = hedges_the_speaker(core)
@@ -527,7 +528,7 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         habit=bool(_HABIT.search(core)),
         directive=bool(STANDING_RE.search(core)),
         change=bool(CHANGE_RE.search(core) or FIRM_RE.search(core) or changes_a_state(core)),
-        first_person=bool(_FIRST_PERSON.search(core)) or implicit_subject(core),
+        first_person=speaker or implicit_subject(core),
         possession=bool(_POSSESSION.search(core)) or _implied_own(core),
         attribute=any(topics.concepts(core, words_of_one_char=False).values()),
         answer=answer,
@@ -538,7 +539,7 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         weighs_up=hedged and weighs_up_what_came_before(core, _names_anything),
         # not a remark on what is in front of them ("我觉得这个方案不错")
         noun=not question
-        and bool(_FIRST_PERSON.search(core))
+        and speaker
         and not DEICTIC.search(core)
         and not _INDEFINITE.search(core)
         and has_content_noun(core),

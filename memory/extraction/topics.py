@@ -91,16 +91,34 @@ def _find_concepts(
 ) -> dict[str, bool]:
     """Topic concepts a statement touches → whether each is single-valued. A one-character
     Chinese word counts only as a word of its own ("车", not the 车 of "自行车")."""
+    return {
+        name: single
+        for name, (single, _) in _concept_hits(text, words_of_one_char, recall=recall).items()
+    }
+
+
+def _concept_hits(
+    text: str, words_of_one_char: bool = True, *, recall: bool = False, first_only: bool = True
+) -> dict[str, tuple[bool, set[str]]]:
+    """Concept → (single-valued, the words of the text that touch it); `first_only` stops at
+    the first word found, which is all that telling whether a concept is touched needs."""
     from memory.language.tokens import pos_cut
 
-    found: dict[str, bool] = {}
+    found: dict[str, tuple[bool, set[str]]] = {}
     tokens = {w for w, _ in pos_cut(text)} if words_of_one_char and CJK.search(text) else set()
     stemmed = stem_words(text)
     for name, single, zh, en, zh_chars, recall_only in _concepts():
         if recall_only and not recall:
             continue
-        if (zh and zh.search(text)) or (en and en.search(stemmed)) or (zh_chars & tokens):
-            found[name] = single
+        if first_only:
+            hit = (zh and zh.search(text)) or (en and en.search(stemmed))
+            words = {hit.group(0)} if hit else zh_chars & tokens
+        else:
+            words = {m.group(0) for m in zh.finditer(text)} if zh else set()
+            words |= {m.group(0).lower() for m in en.finditer(stemmed)} if en else set()
+            words |= zh_chars & tokens
+        if words:
+            found[name] = (single, words)
     return found
 
 
@@ -198,20 +216,11 @@ def topic_score(
 
 def _concept_words(text: str) -> dict[str, set[str]]:
     """The words by which a statement touches each single-valued concept."""
-    from memory.language.tokens import pos_cut
-
-    tokens = {w for w, _ in pos_cut(text)} if CJK.search(text) else set()
-    stemmed = stem_words(text)
-    found: dict[str, set[str]] = {}
-    for name, single, zh, en, zh_chars, recall_only in _concepts():
-        if not single or recall_only:
-            continue
-        words = {m.group(0) for m in zh.finditer(text)} if zh else set()
-        words |= {m.group(0).lower() for m in en.finditer(stemmed)} if en else set()
-        words |= zh_chars & tokens
-        if words:
-            found[name] = words
-    return found
+    return {
+        name: words
+        for name, (single, words) in _concept_hits(text, first_only=False).items()
+        if single
+    }
 
 
 def says_another_value(new: str, old: str) -> bool:
