@@ -143,12 +143,14 @@ def iban_valid(value: str) -> bool:
     return len(compact) >= 15 and int(digits) % 97 == 1
 
 
-# From the house number after a road name down to the door (弄 / 号 / 栋 / 单元 / 室): the road
-# and the district stay ("浦东新区锦绣路[ADDRESS]"); "2号线" is a metro line, not a house.
+# From the house number after a road name (or its section, "大道北段") down to the door (弄 /
+# 号 / 栋 / 单元 / 室, or the bare door number after them): the road and the district stay
+# ("浦东新区锦绣路[ADDRESS]"); "2号线" is a metro line, not a house.
 _ZH_NO = r"\s?\d{1,5}\s?"
 ZH_ADDRESS_RE = re.compile(
-    rf"(?<=[路街道巷里同]){_ZH_NO}(?:弄|号(?!线)|號)"
-    rf"(?:{_ZH_NO}(?:弄|号(?![线楼])|號|栋|棟|幢|座))*(?:{_ZH_NO}单元)?(?:{_ZH_NO}(?:室|房|号房))?"
+    rf"(?<=[路街道巷里同段村]){_ZH_NO}(?:弄|号(?!线)|號)"
+    rf"(?:{_ZH_NO}(?:弄|号(?![线楼])|號|栋|棟|幢|座))*(?:{_ZH_NO}单元)?"
+    rf"(?:{_ZH_NO}(?:室|房|号房)|\s?\d{{3,4}}(?![\d年月日号天元块]))?"
     # a building and its door ("3座1805", "12栋2单元501室"), also after a building's name
     rf"|(?<!\d)\d{{1,5}}\s?(?:栋|棟|幢|座|号楼)(?:{_ZH_NO}单元)?"
     rf"(?:{_ZH_NO}(?:室|房)|\s?\d{{3,4}}(?![\d年月日号天元块]))"

@@ -46,7 +46,7 @@ from memory.extraction.rules.markers import (
 )
 from memory.extraction.words import word_class, words
 from memory.language.dates import DAY_RE, TIME_OF_DAY_RE
-from memory.language.text import CJK, looks_like_question, split_clauses
+from memory.language.text import CJK, QUESTION_NAME_RE, looks_like_question, split_clauses
 from memory.language.tokens import pos_cut
 from memory.pii import redact
 
@@ -330,9 +330,51 @@ def is_question(text: str) -> bool:
     if _FIRST_PERSON.search(text):
         return False
     core = strip_noise_tokens(text)
-    return bool(_A_NOT_A.search(text) or _ASKS.search(text) or _WH_FIRST_ZH.match(core)) or bool(
-        re.search(r"是.{1,20}吧$", core)
-    )
+    return bool(
+        _A_NOT_A.search(text)
+        or _ASKS.search(text)
+        or _WH_FIRST_ZH.match(core)
+        or _asks_in_place(core)
+    ) or bool(re.search(r"是.{1,20}吧$", core))
+
+
+# Chinese asks where the answer would stand ("用 XLOOKUP 怎么写", "这到底啥意思"): a question
+# word anywhere in a clause on its own, unless it is used as "any" ("什么都吃", "怎么也睡不着"),
+# as a degree ("不怎么喝酒", "没什么"), as "and so on" ("水果什么的") or in wonder ("怎么这么多").
+_WH_ZH = frozenset(
+    ("怎么", "咋", "如何", "怎样", "怎么样", "什么", "啥", "哪个", "哪些", "哪里", "哪儿")
+)
+# jieba keeps some question words inside one word ("啥意思", "怎么办", "为什么")
+_WH_ZH_INSIDE = re.compile(r"^(?:怎么|咋|啥|什么|为什么|为啥)")
+_WH_NOT_ASKING_AFTER = ("都", "也", "的", "样都", "这么", "那么")
+_WH_NOT_ASKING_BEFORE = ("不", "没", "没有", "没啥", "干")
+
+
+def _asks_in_place(text: str) -> bool:
+    # only a clause on its own: "一年级作业怎么这么多啊 儿子每天写到九点多" tells facts around
+    # its question word
+    if not CJK.search(text) or len(split_clauses(text)) > 1:
+        return False
+    # a thing of a kind people have, named in it, is theirs: "macbook pro m4上怎么装homebrew"
+    if kinds.named_kinds(text):
+        return False
+    cut = [w for w, _ in pos_cut(QUESTION_NAME_RE.sub("X", text)) if w.strip()]
+    for i, word in enumerate(cut):
+        if word not in _WH_ZH and not (len(word) > 1 and _WH_ZH_INSIDE.match(word)):
+            continue
+        after = cut[i + 1] if i + 1 < len(cut) else ""
+        before = cut[i - 1] if i else ""
+        if after.startswith(_WH_NOT_ASKING_AFTER) or before in _WH_NOT_ASKING_BEFORE:
+            continue
+        # a statement typed before it in the same breath ("想在7月考 N2 有什么备考 plan") is
+        # told, whatever is asked after it: a time, an amount or a place leads it
+        lead = "".join(cut[:i])
+        return not (TIME_RE.search(lead) or has_quantity(lead) or _names_a_place(lead))
+    return False
+
+
+def _names_a_place(text: str) -> bool:
+    return any(flag == "ns" for _, flag in pos_cut(text)) if text else False
 
 
 # a Chinese question word first, typed without a question mark ("为啥天是蓝的 晚霞又是红的"):

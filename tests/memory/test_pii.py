@@ -134,6 +134,11 @@ def test_identifiers_recognised_by_shape_or_context(text, kind, raw):
         ("我家在3栋2单元1201室，电梯坏了", "1201", "我家在"),
         ("I'm at 2217 Fillmore St Apt 4C, San Francisco", "2217 Fillmore", "San Francisco"),
         ("deliver to Blk 123 Tampines St 11 #04-56 please", "#04-56", "Tampines"),
+        # a road's section ("大道北段") and a door number typed without 室
+        ("地址：天府大道北段966号3栋1单元702，谢谢", "966号", "天府大道北段"),
+        ("寄到长宁区仙霞路88号5号楼1203", "1203", "仙霞路"),
+        # a price after the house number is no door
+        ("住中山路100号那家 300元一晚", "100号", "300元一晚"),
     ],
 )
 def test_street_addresses_keep_the_district_but_not_the_door(text, raw, kept):
@@ -142,7 +147,13 @@ def test_street_addresses_keep_the_district_but_not_the_door(text, raw, kept):
 
 
 @pytest.mark.parametrize(
-    "text", ["在南京西路2号线站等我", "12号线转2号线", "住在华山路上", "3 号会议室"]
+    "text",
+    [
+        "在南京西路2号线站等我",
+        "12号线转2号线",
+        "住在华山路上",
+        "3 号会议室",
+    ],
 )
 def test_metro_lines_and_roads_alone_are_not_addresses(text):
     assert redact(text).text == text

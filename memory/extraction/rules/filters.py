@@ -99,7 +99,8 @@ LEAD_NOTE_EN = re.compile(
 )
 
 
-COLON_RE = re.compile(r"[:：]")
+# A label's colon ("帮我记一下：…", "Note: …"), not one inside a token ("Sheet2!A:B", "12:30").
+COLON_RE = re.compile(r"：|(?<![A-Za-z0-9]):|:(?![A-Za-z0-9/])")
 
 
 BACK_TO_REAL = re.compile(

@@ -8,6 +8,7 @@ import re
 
 from memory.aliases import entity_type, find_entity_spans
 from memory.language.text import CJK
+from memory.language.tokens import pos_cut
 
 ZH_PRONOUNS = [
     (re.compile(r"(?:我们|咱们)(?:的)?组(?![长员织建合成])"), "用户的小组"),
@@ -311,13 +312,38 @@ def _family_we(text: str) -> str:
     return head + sep + rest
 
 
+_ZH_PERSON_CHARS = frozenset("我你您")
+
+
+def _words_holding_a_person_char(text: str) -> list[str]:
+    """Words in which 我/你/您 is not the pronoun: the character inside a longer word, after
+    its first character (自我介绍, 忘我, 迷你). jieba's segmentation says where words end, so
+    no list of such words is needed."""
+    return sorted(
+        {word for word, _ in pos_cut(text) if len(word) > 1 and _ZH_PERSON_CHARS & set(word[1:])},
+        key=len,
+        reverse=True,
+    )
+
+
+def _rewrite_zh_pronouns(text: str) -> str:
+    kept = _words_holding_a_person_char(text)
+    # Private-use placeholders keep those words out of the pronoun rules below.
+    for i, word in enumerate(kept):
+        text = text.replace(word, chr(0xE000 + i))
+    for rx, rep in ZH_PRONOUNS:
+        text = rx.sub(rep, text)
+    for i, word in enumerate(kept):
+        text = text.replace(chr(0xE000 + i), word)
+    return text
+
+
 def rewrite(text: str, lang: str) -> str:
     """First/second person -> "用户"/"the user" ("助手"/"the assistant"); "we"/"我们" is the
     user's team at work and the user's family otherwise."""
     work = _work_context(text)
     if lang == "zh" or CJK.search(text):
-        for rx, rep in ZH_PRONOUNS:
-            text = rx.sub(rep, text)
+        text = _rewrite_zh_pronouns(text)
         if not work:
             text = text.replace("用户团队的", "用户家的").replace("用户的团队", "用户一家")
         text = re.sub(r"\bI'm\b|\bI am\b", "the user is", text)

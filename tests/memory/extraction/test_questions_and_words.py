@@ -1,0 +1,85 @@
+"""Questions typed without a question mark hold no fact about the asker; a colon inside a
+formula or a clock labels nothing; 我/你 inside a longer word is no pronoun. Examples written for
+these tests."""
+
+import datetime as dt
+
+import pytest
+
+from memory.extraction import salience
+from memory.extraction.base import Turn
+from memory.extraction.rules.extractor import RuleExtractor
+from memory.extraction.rules.rewrite import rewrite
+
+T0 = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)
+
+
+def _extract(*texts: str):
+    turns = []
+    for i, text in enumerate(texts):
+        role = "assistant" if text.startswith("A: ") else "user"
+        turns.append(
+            Turn(
+                role=role,
+                content=text.removeprefix("A: "),
+                occurred_at=T0 + dt.timedelta(minutes=i),
+            )
+        )
+    return RuleExtractor().extract(turns).candidates
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["用 INDEX MATCH 怎么写", "这句话到底啥意思", "那 for 循环咋改", "whats 15% of 82.40"],
+)
+def test_a_question_asked_in_place_is_a_question(text):
+    assert salience.is_question(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我什么都吃",
+        "平时不怎么喝酒",
+        "水果什么的都行",
+        "二年级作业怎么这么多啊",
+        # told before it is asked: a time, a place, a thing of one's own
+        "打算十月考 CPA 有什么建议",
+        "杭州西溪这边有啥好吃的",
+        "iphone 15上怎么关掉自动亮度",
+    ],
+)
+def test_words_of_question_that_ask_nothing_or_follow_a_statement(text):
+    assert not salience.is_question(text)
+
+
+def test_a_follow_up_question_is_not_remembered():
+    found = _extract(
+        "帮我把这个公式改成找不到时显示0 =SUMIF(B:B,E2,C:C)",
+        "A: =IFERROR(SUMIF(B:B,E2,C:C),0)",
+        "用 SUMIFS 怎么写",
+    )
+    assert not any("SUMIFS" in c.content for c in found), found
+
+
+def test_a_colon_inside_a_clock_time_is_no_label():
+    # a one-off request: the colon of "15:45" does not make it a note to keep ("帮我记一下：…")
+    found = _extract("帮我改下这段 15:45 集合的通知，别写太长")
+    assert not any(c.kind == "procedural" for c in found), found
+
+
+def test_a_question_of_one_sentence_in_english_chat_spelling():
+    found = _extract("whats 20% tip on 73.10")
+    assert found == [], found
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("新公司让每个人写个自我介绍", "自我介绍"),
+        ("想买个迷你冰箱放宿舍", "迷你"),
+    ],
+)
+def test_i_and_you_inside_a_word_are_no_pronouns(said, kept):
+    assert kept in rewrite(said, "zh")
+    assert "用户" in rewrite("我" + said, "zh")
