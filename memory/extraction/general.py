@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from memory.extraction import salience
+from memory.extraction import kinds, salience
 from memory.extraction.dialogue import DialogueState
 from memory.extraction.rules.hits import SAFETY_HEDGED_CONFIDENCE, Hit
 from memory.extraction.rules.markers import FOR_LATER_RE, HEDGE_RE, only_takes_back
@@ -200,6 +200,9 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
             or ((sig.directive or sig.habit) and (sig.first_person or FOR_LATER_RE.search(clause)))
             or sig.safety
             or _SPEAKER_FIRST.match(clause.strip())
+            # a thing one has one of at a time, named as the request's context, is the
+            # speaker's ("帮我算下油费 开的卡罗拉双擎"); a hotel or a dish is a choice for it
+            or _names_own_thing(clause)
         ):
             continue  # "座位写我" is an argument of the request; "我吃素的" is about the user
         after_request = False
@@ -308,3 +311,7 @@ def sentence(body: str, lang: str) -> str:
     if lang == "zh" or CJK.search(body[:4]):
         return _zh_sentence(body).rstrip("。")
     return _en_sentence(body)
+
+
+def _names_own_thing(clause: str) -> bool:
+    return bool(kinds.ONE_AT_A_TIME_KINDS & kinds.kinds_named_as_names(clause))

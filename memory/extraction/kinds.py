@@ -172,6 +172,16 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
         elif latin:
             # a lowercase English word in English text is most likely a common word
             proper = bool(_NAME_SHAPED.search(word)) or zh
+            if (
+                proper
+                and not run
+                and lowercase_before.isalpha()
+                and any(ch.isdigit() for ch in word)
+                and lowercase_before.lower() not in _not_values()
+            ):
+                # a word and a model number make a name, however it is typed: "pixel 7",
+                # "iphone 15 pro", "galaxy s25"
+                run.extend([(lowercase_before, True), (" ", False)])
             if not proper:
                 close()
                 if (
@@ -336,6 +346,22 @@ def _named_kinds(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
         if kind is not None and (whole is None or of_run.get(whole) in (None, kind)):
             by_kind.setdefault(kind, set()).add(name.lower())
     return tuple((k, frozenset(v)) for k, v in sorted(by_kind.items()))
+
+
+def kinds_named_as_names(text: str) -> set[str]:
+    """The kinds a statement names something of in a name's shape: Chinese, capitalised or with
+    a model number ("卡罗拉双擎", "Pixel", "galaxy s25"), or a lowercase word that clears the
+    lowercase bar. A common English word inside Chinese ("log 一直刷") names no notes app."""
+    found = _candidates(without_others_things(text))
+    _type(tuple(name for name, _, _ in found))
+    out: set[str] = set()
+    for name, proper, _ in found:
+        kind = kind_of(name, proper=proper)
+        if kind is None:
+            continue
+        if CJK.search(name) or _NAME_SHAPED.search(name) or kind_of(name, proper=False):
+            out.add(kind)
+    return out
 
 
 def same_name(a: str, b: str) -> bool:

@@ -61,6 +61,15 @@ def test_a_brand_typed_in_lowercase_is_still_a_name():
     assert kinds.other_of_same_kind("switched to mint mobile", "im on verizon") == "carrier"
 
 
+def test_a_word_and_a_model_number_typed_in_lowercase_make_a_name():
+    assert "phone" in kinds.named_kinds("my galaxy s23 battery is dying")
+    assert kinds.other_of_same_kind("finally got an iphone 13 mini", "my galaxy s23 lags") == (
+        "phone"
+    )
+    # a number after a common word is no model
+    assert kinds.named_kinds("about 3 weeks ago, under 20 minutes") == {}
+
+
 @pytest.mark.parametrize(
     "text", ["the dashboard is slow", "my manager wants a plan", "we had a long meeting"]
 )

@@ -70,10 +70,27 @@ def _decide(new_text: str, old_text: str, *, later: bool, confidence: float = 0.
             "The user works night shifts at the distribution center.",
             "The user is on day shifts this quarter, 8 to 4.",
         ),
+        # a promotion and a move are changes, said without "switched" or "moved to"
+        (
+            "The user is an associate product manager at a travel startup.",
+            "The user got promoted to senior PM last month.",
+        ),
     ],
 )
 def test_a_later_conversation_answering_the_same_question_anew_replaces_the_old_memory(old, new):
     d = _decide(new, old, later=True, others=["The user has a cat called Miso."])
+    assert d.action == decisions.SUPERSEDE and d.target_id == 1, d.reason
+
+
+def test_a_move_told_as_time_since_it_replaces_the_old_home():
+    # the extractor scores a statement of a change 0.9; cities typed in lowercase
+    d = _decide(
+        "The user has been in calgary two weeks since the move, still unpacking.",
+        "The user rents a studio near the harbour in halifax.",
+        later=True,
+        confidence=0.9,
+        others=["The user has a cat called Miso."],
+    )
     assert d.action == decisions.SUPERSEDE and d.target_id == 1, d.reason
 
 

@@ -83,3 +83,10 @@ def test_a_question_of_one_sentence_in_english_chat_spelling():
 def test_i_and_you_inside_a_word_are_no_pronouns(said, kept):
     assert kept in rewrite(said, "zh")
     assert "用户" in rewrite("我" + said, "zh")
+
+
+def test_a_thing_of_ones_own_named_as_a_requests_context_is_kept():
+    found = _extract("帮我估一下明年车险大概多少 开的凯美瑞 一年跑两万公里")
+    assert any("凯美瑞" in c.content for c in found), found
+    # a hotel named in a booking is the booking's, not a thing the user has
+    assert _extract("帮我订下周三的酒店，住全季，两晚") == []
