@@ -160,28 +160,34 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
             for end in range(2, len(span)):  # "招行经典白": the bank, then its card
                 add(span[:end], True, span)
     lowercase_before = ""  # the lowercase English word just before, for two-word names
-    for word, flag in tokens:
+    # the lowercase words right before, none of them a common function word ("macbook air")
+    lowercase_words: list[str] = []
+    for at, (word, flag) in enumerate(tokens):
         latin = bool(_LATIN.fullmatch(word))
         if word.strip() and not latin:
             lowercase_before = ""
+            lowercase_words.clear()
         if not word.strip():
             if run:
                 run.append((" ", False))
         elif word.lower() in _not_values():
             close()  # "用户" is nobody's name: "用户Mate 60" names "Mate 60"
+            lowercase_words.clear()
         elif latin:
             # a lowercase English word in English text is most likely a common word
             proper = bool(_NAME_SHAPED.search(word)) or zh
             if (
                 proper
                 and not run
-                and lowercase_before.isalpha()
+                and lowercase_words
                 and any(ch.isdigit() for ch in word)
-                and lowercase_before.lower() not in _not_values()
+                and not _clock_or_measure(word, tokens[at + 1 : at + 3])
             ):
-                # a word and a model number make a name, however it is typed: "pixel 7",
-                # "iphone 15 pro", "galaxy s25"
-                run.extend([(lowercase_before, True), (" ", False)])
+                # words and a model number make a name, however it is typed: "pixel 7",
+                # "iphone 15 pro", "macbook air m3"
+                for before in lowercase_words[-2:]:
+                    run.extend([(before, True), (" ", False)])
+            lowercase_words = [] if proper or not word.isalpha() else [*lowercase_words, word]
             if not proper:
                 close()
                 if (
@@ -205,6 +211,17 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
             close()
     close()
     return [(name, proper, whole) for name, (proper, whole) in found.items()]
+
+
+_MEASURE_AFTER = re.compile(r"^(?::\d|am\b|pm\b|%|min|hr|h\b|k\b|kg|km|lb|mi\b|x\b)", re.I)
+
+
+def _clock_or_measure(word: str, after: list[tuple[str, str]]) -> bool:
+    """A number that tells the time or an amount ("till 5:30", "till 5pm", "like 5 km"), not a
+    model number."""
+    if re.fullmatch(r"\d{1,2}(?:am|pm)", word, re.I):
+        return True
+    return word.isdigit() and bool(_MEASURE_AFTER.match("".join(w for w, _ in after)))
 
 
 def _starts_generic(span: str) -> bool:
@@ -348,10 +365,11 @@ def _named_kinds(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple((k, frozenset(v)) for k, v in sorted(by_kind.items()))
 
 
-def kinds_named_as_names(text: str) -> set[str]:
+def kinds_named_as_names(text: str, *, lowercase: bool = True) -> set[str]:
     """The kinds a statement names something of in a name's shape: Chinese, capitalised or with
     a model number ("卡罗拉双擎", "Pixel", "galaxy s25"), or a lowercase word that clears the
-    lowercase bar. A common English word inside Chinese ("log 一直刷") names no notes app."""
+    lowercase bar (unless `lowercase` is false). A common English word inside Chinese ("log
+    一直刷") names no notes app."""
     found = _candidates(without_others_things(text))
     _type(tuple(name for name, _, _ in found))
     out: set[str] = set()
@@ -359,7 +377,11 @@ def kinds_named_as_names(text: str) -> set[str]:
         kind = kind_of(name, proper=proper)
         if kind is None:
             continue
-        if CJK.search(name) or _NAME_SHAPED.search(name) or kind_of(name, proper=False):
+        if (
+            CJK.search(name)
+            or _NAME_SHAPED.search(name)
+            or (lowercase and kind_of(name, proper=False))
+        ):
             out.add(kind)
     return out
 

@@ -66,8 +66,10 @@ def test_a_word_and_a_model_number_typed_in_lowercase_make_a_name():
     assert kinds.other_of_same_kind("finally got an iphone 13 mini", "my galaxy s23 lags") == (
         "phone"
     )
-    # a number after a common word is no model
+    assert "macbook pro m2" in kinds.named_kinds("setting up my macbook pro m2").get("computer", ())
+    # a number after a common word is no model, nor is a time or an amount
     assert kinds.named_kinds("about 3 weeks ago, under 20 minutes") == {}
+    assert kinds.named_kinds("band practice after class till 6:30 or 7pm") == {}
 
 
 @pytest.mark.parametrize(

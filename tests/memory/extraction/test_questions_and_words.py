@@ -90,3 +90,8 @@ def test_a_thing_of_ones_own_named_as_a_requests_context_is_kept():
     assert any("凯美瑞" in c.content for c in found), found
     # a hotel named in a booking is the booking's, not a thing the user has
     assert _extract("帮我订下周三的酒店，住全季，两晚") == []
+
+
+def test_ones_own_thing_typed_in_lowercase_in_a_how_to_question():
+    found = _extract("how do i hide the green dot on my galaxy s23 its driving me crazy")
+    assert any("galaxy s23" in c.content and "phone" in c.content for c in found), found
