@@ -355,8 +355,9 @@ def _asks_in_place(text: str) -> bool:
     # its question word
     if not CJK.search(text) or len(split_clauses(text)) > 1:
         return False
-    # a thing of a kind people have, named in it, is theirs: "macbook pro m4上怎么装homebrew"
-    if kinds.named_kinds(text):
+    # a thing one has one of at a time, named in it, is theirs: "macbook pro m4上怎么装homebrew";
+    # a language or a topic asked about is not ("python里列表去重咋写")
+    if kinds.ONE_AT_A_TIME_KINDS & set(kinds.named_kinds(text)):
         return False
     cut = [w for w, _ in pos_cut(QUESTION_NAME_RE.sub("X", text)) if w.strip()]
     for i, word in enumerate(cut):
@@ -368,9 +369,13 @@ def _asks_in_place(text: str) -> bool:
             continue
         # a statement typed before it in the same breath ("想在7月考 N2 有什么备考 plan") is
         # told, whatever is asked after it: a time, an amount or a place leads it
-        lead = "".join(cut[:i])
+        # "现在" / "now" says when the question is asked, not when something happens
+        lead = _ASKED_NOW.sub("", "".join(cut[:i]))
         return not (TIME_RE.search(lead) or has_quantity(lead) or _names_a_place(lead))
     return False
+
+
+_ASKED_NOW = re.compile(r"现在|目前|如今|\b(?:now|currently|these days)\b", re.I)
 
 
 def _names_a_place(text: str) -> bool:

@@ -30,7 +30,15 @@ def _extract(*texts: str):
 
 @pytest.mark.parametrize(
     "text",
-    ["用 INDEX MATCH 怎么写", "这句话到底啥意思", "那 for 循环咋改", "whats 15% of 82.40"],
+    [
+        "用 INDEX MATCH 怎么写",
+        "这句话到底啥意思",
+        "那 for 循环咋改",
+        "whats 15% of 82.40",
+        # a language asked about is no thing of one's own; "现在" is when it is asked
+        "java里的接口和抽象类有啥区别",
+        "kotlin和swift现在哪个更好找工作",
+    ],
 )
 def test_a_question_asked_in_place_is_a_question(text):
     assert salience.is_question(text)
