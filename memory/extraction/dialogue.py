@@ -136,6 +136,9 @@ class DialogueState:
     concepts: tuple[str, ...] = ()  # topic concepts of the earlier turns, most recent first
     reply: str = ""  # the assistant's turn right before, whole
     person: str = ""  # the family member or pet the user talked about last ("儿子", "daughter")
+    # the reply right before is a text the user asked the assistant to write, translate or
+    # rewrite: a name inside it is the text's, not an option offered
+    reply_is_a_draft: bool = False
 
     def resolve_pronoun(self, sentence: str) -> str:
         """A sentence that starts with he / she / 他 / 她 about the person last talked about
@@ -156,7 +159,7 @@ class DialogueState:
         white model), or the only one named. "" when none or ambiguous."""
         from memory.extraction.salience import deictic, elliptical, named_things
 
-        if not self.reply or not deictic(clause) or not elliptical(clause):
+        if not self.reply or self.reply_is_a_draft or not deictic(clause) or not elliptical(clause):
             return ""
         if named_things(clause):
             return ""
@@ -213,6 +216,15 @@ def _a_place_or_person(noun: str) -> bool:
     return any(flag.startswith(("ns", "nr")) for _, flag in pos_cut(noun))
 
 
+# Asking for a text to be produced from one's words: what comes back is that text
+_DRAFT_REQUEST = re.compile(
+    r"翻译|翻成|译成|改写|润色|改得|改成|顺一点|通顺|formal一点|正式一点|"
+    r"\b(?:translate|rewrite|reword|rephrase|proofread|polish|paraphrase|make it (?:more )?"
+    r"(?:formal|casual|shorter|concise))\b",
+    re.I,
+)
+
+
 def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
     """State before `turns[idx]` from at most `window` earlier turns of the session."""
     question = ""
@@ -247,7 +259,11 @@ def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
             if found:
                 person = next(p for p in reversed(found[-1]) if p)
                 break
+    asked_for = next(
+        (t.content or "" for t in reversed(turns[start : idx - 1]) if t.role == "user"), ""
+    )
     return DialogueState(
+        reply_is_a_draft=bool(reply and _DRAFT_REQUEST.search(asked_for)),
         question=question,
         topics=tuple(user_nouns),
         question_topics=q_topics,

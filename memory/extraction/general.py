@@ -246,6 +246,8 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     if corrected:
         merged = replace(merged, change=True)
     ellipsis = salience.elliptical(body)
+    if ellipsis and state.reply_is_a_draft and salience.deictic(body):
+        return None  # "就这个 👍" after a translation it asked for: the text is done, no fact
     if ellipsis and not _NEGATED.search(body) and state.referent(body):
         # a choice among the options the assistant just offered ("the black one")
         merged = replace(merged, verdict=True)

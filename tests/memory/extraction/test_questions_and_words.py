@@ -103,3 +103,19 @@ def test_a_thing_of_ones_own_named_as_a_requests_context_is_kept():
 def test_ones_own_thing_typed_in_lowercase_in_a_how_to_question():
     found = _extract("how do i hide the green dot on my galaxy s23 its driving me crazy")
     assert any("galaxy s23" in c.content and "phone" in c.content for c in found), found
+
+
+def test_taking_the_draft_one_asked_for_is_no_fact():
+    found = _extract(
+        "帮我把这句翻译成英文：欢迎大家来到 Orbit 2.0 发布会",
+        "A: Welcome to the Orbit 2.0 launch event.",
+        "就这个 👍",
+    )
+    assert found == [], found
+    # a thing the assistant offered is still what the user picked
+    picked = _extract(
+        "帮我推荐一款扫地机器人，预算三千",
+        "A: 可以看看石头 P10，三千出头，扫拖一体。",
+        "就这个吧",
+    )
+    assert any("石头" in c.content for c in picked), picked
