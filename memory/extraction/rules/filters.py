@@ -77,7 +77,9 @@ ONE_OFF_RE = re.compile(
 # A relative tweak of the reply being written ("再正式一点", "make it shorter") is a one-off
 # revision, not a lasting taste, unless the sentence is a standing instruction.
 REVISION_RE = re.compile(
-    r"^(?:再|更|稍微|稍稍|可以再|能不能再)[\u4e00-\u9fff]{1,4}(?:一点|一些|点|些)(?:吧|啊|呀)?$|"
+    # "再短一点", "再formal一点", "语气再 confident 一点": what to change, in either language
+    r"^(?:[\u4e00-\u9fff]{1,3}\s?)?(?:再|更|稍微|稍稍|可以再|能不能再)\s?"
+    r"(?:[\u4e00-\u9fff]{1,4}|[A-Za-z][A-Za-z-]{1,15})\s?(?:一点|一些|点|些)(?:吧|啊|呀)?$|"
     r"^[\u4e00-\u9fff]{1,2}一点(?:儿)?(?:吧|啊|呀)?$|"  # "顺一点", "短一点"
     r"^(?:改得?)?像[\u4e00-\u9fffA-Za-z ]{1,10}(?:那样|那种|一样)(?:的)?(?:吧)?$|"  # "像新闻稿那样"
     r"^(?:(?:can you |please )?make (?:it|this|that) |a (?:bit|little) |slightly |even )"

@@ -119,3 +119,9 @@ def test_taking_the_draft_one_asked_for_is_no_fact():
         "就这个吧",
     )
     assert any("石头" in c.content for c in picked), picked
+
+
+@pytest.mark.parametrize("edit", ["再casual一点", "语气再 humble 一点"])
+def test_an_edit_of_the_draft_in_mixed_words_is_no_preference(edit):
+    found = _extract("帮我写个请假邮件，周五下午", "A: 王经理您好：我周五下午需请假半天……", edit)
+    assert found == [], found
