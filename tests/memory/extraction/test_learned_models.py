@@ -270,3 +270,12 @@ def test_a_statement_opened_as_an_addition_replaces_nothing():
     # what is left is no addition, and going on to say what changed is a change
     assert not decisions._adds_to_something("用户两天后放假", "还有两天就放假了")
     assert not decisions._adds_to_something("用户改成周四游泳", "还有 游泳改到周四了")
+
+
+@pytest.mark.parametrize(
+    "said", ["week one in Denver and the altitude is no joke", "day two at the new firm, so far ok"]
+)
+def test_a_state_told_by_how_long_it_has_lasted_is_a_change(said):
+    from memory.extraction.rules.markers import CHANGE_RE
+
+    assert CHANGE_RE.search(said)
