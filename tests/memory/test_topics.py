@@ -89,3 +89,9 @@ def test_a_task_finds_the_health_facts_and_writing_rules_it_needs_but_links_noth
     # for a change, two health facts or two style rules are not thereby about one thing
     assert "health" not in topics.concepts("用户有哮喘，换季容易犯")
     assert "writing_style" not in topics.concepts("用户不喜欢文案里有感叹号")
+
+
+def test_lifting_is_about_the_gym():
+    # "no more heavy lifting, so it's yoga now" answers where one trains (crossfit before)
+    assert "gym" in topics.concepts("doctor says no more heavy lifting with my knee")
+    assert "gym" in topics.concepts("I do weightlifting three times a week")
