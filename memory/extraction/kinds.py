@@ -351,13 +351,22 @@ def without_others_things(text: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _named_kinds(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+def _typed_candidates(text: str) -> tuple[tuple[str, bool, str | None, str | None], ...]:
+    """(name, written as a name, the run it is part of, its kind or None) for each candidate of
+    a statement, other people's things left out; one encoder call types the new names."""
     found = _candidates(without_others_things(text))
     _type(tuple(name for name, _, _ in found))
-    of_run = {name: kind_of(name, proper=proper) for name, proper, whole in found if not whole}
+    return tuple(
+        (name, proper, whole, kind_of(name, proper=proper)) for name, proper, whole in found
+    )
+
+
+@lru_cache(maxsize=8192)
+def _named_kinds(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    typed = _typed_candidates(text)
+    of_run = {name: kind for name, _, whole, kind in typed if not whole}
     by_kind: dict[str, set[str]] = {}
-    for name, proper, whole in found:
-        kind = kind_of(name, proper=proper)
+    for name, _, whole, kind in typed:
         # a part of a typed name counts only as more of that kind: "Pro" of "iPhone 16 Pro" is
         # no computer
         if kind is not None and (whole is None or of_run.get(whole) in (None, kind)):
@@ -370,20 +379,16 @@ def kinds_named_as_names(text: str, *, lowercase: bool = True) -> set[str]:
     a model number ("卡罗拉双擎", "Pixel", "galaxy s25"), or a lowercase word that clears the
     lowercase bar (unless `lowercase` is false). A common English word inside Chinese ("log
     一直刷") names no notes app."""
-    found = _candidates(without_others_things(text))
-    _type(tuple(name for name, _, _ in found))
-    out: set[str] = set()
-    for name, proper, _ in found:
-        kind = kind_of(name, proper=proper)
-        if kind is None:
-            continue
-        if (
+    return {
+        kind
+        for name, _, _, kind in _typed_candidates(text)
+        if kind is not None
+        and (
             CJK.search(name)
             or _NAME_SHAPED.search(name)
             or (lowercase and kind_of(name, proper=False))
-        ):
-            out.add(kind)
-    return out
+        )
+    }
 
 
 def same_name(a: str, b: str) -> bool:

@@ -359,7 +359,8 @@ def _asks_in_place(text: str) -> bool:
     # a language or a topic asked about is not ("python里列表去重咋写")
     if kinds.ONE_AT_A_TIME_KINDS & set(kinds.named_kinds(text)):
         return False
-    cut = [w for w, _ in pos_cut(QUESTION_NAME_RE.sub("X", text)) if w.strip()]
+    tagged = [(w, f) for w, f in pos_cut(QUESTION_NAME_RE.sub("X", text)) if w.strip()]
+    cut = [w for w, _ in tagged]
     for i, word in enumerate(cut):
         if word not in _WH_ZH and not (len(word) > 1 and _WH_ZH_INSIDE.match(word)):
             continue
@@ -371,15 +372,13 @@ def _asks_in_place(text: str) -> bool:
         # told, whatever is asked after it: a time, an amount or a place leads it
         # "现在" / "now" says when the question is asked, not when something happens
         lead = _ASKED_NOW.sub("", "".join(cut[:i]))
-        return not (TIME_RE.search(lead) or has_quantity(lead) or _names_a_place(lead))
+        # the segmentation of the whole clause already says which words before it are places
+        place = any(flag == "ns" for _, flag in tagged[:i])
+        return not (TIME_RE.search(lead) or has_quantity(lead) or place)
     return False
 
 
 _ASKED_NOW = re.compile(r"现在|目前|如今|\b(?:now|currently|these days)\b", re.I)
-
-
-def _names_a_place(text: str) -> bool:
-    return any(flag == "ns" for _, flag in pos_cut(text)) if text else False
 
 
 # a Chinese question word first, typed without a question mark ("为啥天是蓝的 晚霞又是红的"):

@@ -149,10 +149,10 @@ def _owned_in_passing(sentence: str, lang: str) -> Hit | None:
     if _WEIGHING_THINGS.search(sentence) or not own.search(sentence):
         return None
     named = kinds.named_kinds(sentence)
-    shaped = kinds.kinds_named_as_names(sentence, lowercase=False)
     owned = [(kind, names) for kind, names in named.items() if kind in kinds.ONE_AT_A_TIME_KINDS]
     if len(owned) > 1:
         # lowercase chat words that only sit near a kind ("its driving") yield to a name
+        shaped = kinds.kinds_named_as_names(sentence, lowercase=False)
         owned = [(kind, names) for kind, names in owned if kind in shaped] or owned
     if len(owned) != 1:
         return None
