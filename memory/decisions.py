@@ -642,8 +642,9 @@ def _replaced_memory(
     }
     # the few closest earlier memories: the model's margin favours the closest, and scoring a
     # pair costs a segmentation of both texts (≈ 3 ms uncached); and any that names another
-    # thing of a kind the candidate names (another car, another editor), however far apart
-    # the wording puts them
+    # thing of a kind the candidate names (another car, another editor) or another answer to
+    # a question of one answer at a time (another place to live), however far apart the
+    # wording puts them
     # a standing instruction ("以后别给我推川湘菜") is not answered anew by one of the things
     # on offer picked once ("开水白菜好 就它了"), unless that is said as a change
     once = not (candidate.kind == "procedural" or CHANGE_RE.search(said)) and bool(
@@ -663,7 +664,11 @@ def _replaced_memory(
     earlier = closest + [
         m
         for m in earlier_ones
-        if m not in closest and kinds.other_of_same_kind(candidate.content, m.content)
+        if m not in closest
+        and (
+            kinds.other_of_same_kind(candidate.content, m.content)
+            or topics.another_name_for_one_answer(candidate.content, m.content)
+        )
     ]
     if not earlier:
         return None

@@ -33,7 +33,9 @@ MEMBER = 0.42
 # ahead of the next kind by this much, or the name is ambiguous ("Apple": company or phone)
 LEAD = 0.06
 # a common noun ("绿茶", "tea", "团队") is a value only of a kind whose members are common nouns
-# (`common` in the file: drinks, sports, pets) and only when it sits right among them
+# (`common` in the file: drinks, sports, pets) and only when it sits right among them, well
+# ahead of any other kind ("walkup" and "racing" sit about as close to the sports as to
+# anything else: no sport)
 COMMON_MEMBER = 0.6
 # a lowercase word in English text ("im on verizon", "switched to mint mobile": people do not
 # capitalise brands in chat) is a name of any kind only when it sits well inside it
@@ -260,7 +262,7 @@ def kind_of(name: str, *, proper: bool = True) -> str | None:
     if proper:
         return kind if score >= MEMBER else None
     if _common(kind):
-        return kind if score >= COMMON_MEMBER else None
+        return kind if score >= COMMON_MEMBER and lead >= LOWERCASE_LEAD else None
     latin = bool(_LATIN_RUN.fullmatch(name))
     return kind if latin and score >= LOWERCASE_MEMBER and lead >= LOWERCASE_LEAD else None
 

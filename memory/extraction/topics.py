@@ -166,7 +166,9 @@ def query_concepts(query: str) -> frozenset[str]:
 
 def common_nouns(text: str) -> set[str]:
     from memory.extraction.dialogue import head_nouns
+    from memory.extraction.rules.rewrite import WE_AS_OWNER
 
+    text = WE_AS_OWNER.sub(" ", text)
     nouns = {n.lower() for n in head_nouns(text, common_only=True)}
     if not CJK.search(text):
         nouns |= {
@@ -233,6 +235,14 @@ def says_another_value(new: str, old: str) -> bool:
     a = _concept_words(without_others_things(new))
     b = _concept_words(without_others_things(old))
     return any(a[c] - b[c] and b[c] - a[c] for c in set(a) & set(b))
+
+
+def another_name_for_one_answer(new: str, old: str) -> bool:
+    """Both statements answer a question a person has one answer to at a time (where they
+    live, whom they work for) and name different things: "住 Fitzroy 这边老房子" after "周末想吃
+    brunch，住 Tiong Bahru 附近", however little the rest of the wording has in common."""
+    a, b = concepts(new), concepts(old)
+    return any(a[c] or b[c] for c in set(a) & set(b)) and names_differ(new, old)
 
 
 def names_another(new: str, old: str) -> bool:

@@ -537,3 +537,16 @@ def test_a_two_character_chinese_name_goes_stale_with_the_change():
     d = decide(change, T1, [car, mileage], {1: 0.5, 2: 0.3})
     assert d.action == "supersede", d
     assert {d.target_id, *d.also_supersede} == {1, 2}, d
+
+
+def test_a_later_home_named_in_passing_replaces_the_home_told_beside_a_request():
+    # where a person lives has one answer at a time: another place to live replaces the first,
+    # however far apart the rest of the two requests puts them in embedding space
+    old = mem(category="fact", content="用户周末想约朋友吃早午餐，用户住 Kitsilano 附近")
+    new = cand(
+        category="fact",
+        content="用户住 Mount Pleasant 这边的老公寓",
+        source_quote="这几天降温好冷，我住 Mount Pleasant 这边的老公寓，暖气不太行，推荐个电暖器",
+    )
+    d = decide(new, T1, [old], {1: 0.12})
+    assert (d.action, d.target_id) == ("supersede", 1)

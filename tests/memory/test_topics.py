@@ -95,3 +95,21 @@ def test_lifting_is_about_the_gym():
     # "no more heavy lifting, so it's yoga now" answers where one trains (crossfit before)
     assert "gym" in topics.concepts("doctor says no more heavy lifting with my knee")
     assert "gym" in topics.concepts("I do weightlifting three times a week")
+
+
+def test_two_places_to_live_answer_one_question():
+    assert topics.another_name_for_one_answer(
+        "用户住 Mitte 这边", "用户周末想去爬山，用户住 Pankow 附近"
+    )
+    assert not topics.another_name_for_one_answer(
+        "用户住 Mitte 这边", "用户住 Mitte 附近，喜欢安静"
+    )
+    # many answers at a time (food): no single answer to replace
+    assert not topics.another_name_for_one_answer("用户喜欢吃 Nando's", "用户喜欢吃 KFC")
+
+
+def test_the_we_of_a_rewrite_is_no_shared_topic():
+    a = "The user's family just bought a used piano for the kids."
+    b = "The user's family is on the 5th floor of an old building."
+    assert not topics.common_nouns(a) & topics.common_nouns(b)
+    assert "piano" in topics.common_nouns(a)

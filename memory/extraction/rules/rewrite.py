@@ -302,6 +302,13 @@ def _work_context(text: str) -> bool:
     )
 
 
+# The words `rewrite` puts for "we"/"我们": they say who, not what a statement is about, so
+# two statements that both begin "the user's family…" share no topic by it.
+WE_AS_OWNER = re.compile(
+    r"\bthe user's (?:family|team)\b|用户(?:的团队|团队的|一家|家的|的小组)", re.I
+)
+
+
 def _family_we(text: str) -> str:
     """ "we" outside work is the user's family: "The user's family gets their groceries…"."""
     text = text.replace("the user's team", "the user's family")

@@ -118,3 +118,8 @@ def test_someone_elses_thing_is_not_a_thing_of_the_speakers():
     borrowed = "用户借了同事的MacBook用了一下"
     assert kinds.other_of_same_kind(borrowed, "用户的电脑是联想ThinkPad") is None
     assert kinds.other_of_same_kind("用户提了辆问界M7", "用户开一台马自达昂克赛拉") == "car"
+
+
+def test_a_common_word_near_the_sports_but_as_near_other_things_is_no_sport():
+    assert kinds.kind_of("hiking", proper=False) == "sport"
+    assert kinds.kind_of("walkup", proper=False) is None
