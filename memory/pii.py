@@ -99,10 +99,18 @@ LABELLED_PHONE_RE = re.compile(
     + r"(\+?\d(?:[ -]?\d){6,14})(?![0-9A-Za-z])"
 )
 LABELLED_SECRET_RE = re.compile(
-    r"(?i)((?:安全码|安全碼|验证码|驗證碼|密码|密碼|口令|\b(?:cvv2?|cvc2?|csc|pin|otp|passcode|"
-    r"password|security code|verification code)\b)(?:\s*(?:code|码|碼))?)"
+    r"(?i)((?:安全码|安全碼|验证码|驗證碼|密\s?码|密\s?碼|口令|\b(?:cvv2?|cvc2?|csc|pin|otp|passcode|"
+    r"password|pw|pwd|security code|verification code)\b)(?:\s*(?:code|码|碼))?)"
     + _LABEL_SEP
     + r"((?=[^\s，,。]*\d)[0-9A-Za-z!@#$%^&*._-]{3,32})"
+)
+# A login written as "name / password" ("portal login is [EMAIL] / Tulip#77", "账号 xx / yy"):
+# what follows the slash is the password when it is shaped like one (a lowercase letter or a
+# symbol, and a digit or a symbol, no spaces — not "SSO / SAML2"), whatever the name was.
+CREDENTIAL_PAIR_RE = re.compile(
+    r"((?i:\blog[- ]?in\b|\bsign[- ]in\b|\bcredentials?\b|\busername\b|账号|帐号|登录|用户名)"
+    r"[^/\n。]{0,60}?\S)(\s*/\s*)"
+    r"((?=[^\s/，,。]*[a-z!@#$%^&*])(?=[^\s/，,。]*[\d!@#$%^&*])[^\s/，,。]{4,32})"
 )
 # An ID-card-shaped number (region, birth date, sequence) with an ID word shortly before it
 # ("挂号要填身份证，我的是1101…") is an ID card even when a typo breaks its checksum.
@@ -124,7 +132,8 @@ CARD_CONTEXT_RE = re.compile(
     r"[^。.!！?？\n]{0,16}$"
 )
 ACCOUNT_RE = re.compile(
-    r"(?i)((?:frequent[- ]flyer|membership|member|loyalty|account|customer|会员|常旅客|账户|账号|"
+    r"(?i)((?:frequent[- ]flyer|membership|member|loyalty|account|customer|employee|staff|student|"
+    r"patient|policy|会员|常旅客|账户|账号|工号|员工号|学号|病历号|保单号|"
     r"银行卡|卡|routing|aba|swift|bic|iban|sort code|transit|路由|联行)"
     r"(?:\s*(?:number|no\.?|#|id|code|号码|号|卡号))?)"
     + _LABEL_SEP
@@ -159,12 +168,26 @@ _EN_STREET = (
     r"(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Dr|Drive|Ln|Lane|Way|Ct|Court|Pl|Place|"
     r"Ter|Terrace|Pkwy|Parkway|Hwy|Highway|Cres|Crescent|Sq|Square)"
 )
+# what a number before a street counts when it is no door number ("500 steps down main st")
+_EN_MEASURES = (
+    r"(?:steps?|miles?|mi|km|meters?|metres?|m|feet|ft|yards?|yds?|blocks?|minutes?|mins?|"
+    r"hours?|hrs?|times|laps?|people|calories|kcal|cal|dollars|bucks|words|pages)"
+)
 EN_ADDRESS_RE = re.compile(
     rf"(?<![\w#-])\d{{1,6}}[A-Za-z]?\s+(?:[A-Z][A-Za-z'.-]*\s+){{1,3}}{_EN_STREET}\b\.?"
     r"(?:,?\s*(?:Apt|Apartment|Unit|Suite|Ste|Flat|#)\.?\s*[\w-]+)?"
     r"|\b(?:Apt|Apartment|Suite|Ste)\.?\s*#?\d+[A-Za-z]?\b"
     r"|\b(?:Blk|Block)\s*\d{1,4}[A-Za-z]?\b|(?<![\w-])#\d{1,3}-\d{1,5}\b"
     r"|\bFlat\s+\d{1,4}[A-Za-z]?\b|\b\d{1,3}/F\b"
+    # typed in lowercase, as in chat ("4471 larkspur ct apt 3b"): a door number of three
+    # digits or more, no amount ("$2,150 for the new place"), before a word only streets end
+    # with, so "2 blocks off market st" and "the new place" stay
+    rf"|(?<![\w#$,.-])\d{{3,6}}[a-z]?\s+(?!{_EN_MEASURES}\b)(?:[a-z0-9][a-z0-9'.-]*\s+){{1,3}}"
+    r"(?i:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|ct|pkwy|hwy)\b\.?"
+    r"(?:,?\s*(?:apt|apartment|unit|suite|ste|#)\.?\s*[\w-]+)?"
+    # a US state and ZIP code ("Portland, OR 97211")
+    r"|\b(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI|"
+    r"S[CD]|T[NX]|UT|V[AT]|W[AIVY])\s+\d{5}(?:-\d{4})?\b"
 )
 
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
@@ -276,6 +299,7 @@ def redact(text: str) -> RedactionResult:
 
     out = BANK_CARD_RE.sub(card_sub, out)
     out = LABELLED_SECRET_RE.sub(keep_label("SECRET"), out)
+    out = CREDENTIAL_PAIR_RE.sub(keep_label("SECRET"), out)
     out = CN_MOBILE_RE.sub(lambda m: bump("PHONE"), out)
     out = CN_LANDLINE_RE.sub(lambda m: bump("PHONE"), out)
 

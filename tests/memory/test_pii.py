@@ -271,3 +271,58 @@ def test_bank_routes_and_doors_after_a_building_name_are_redacted(text, gone):
 )
 def test_shapes_that_are_no_account_or_door_stay(text):
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text,secret",
+    [
+        ("the clinic portal login is ana.r@example.org / Marigold!1987, save it", "Marigold!1987"),
+        ("my streaming login is jane_doe / tulip77 lol", "tulip77"),
+        ("宽带账号 zhangwei2020 / abc12345 你帮我记一下", "abc12345"),
+        ("wifi login: guest / welcome2home", "welcome2home"),
+    ],
+)
+def test_the_password_of_a_login_written_name_slash_password_is_redacted(text, secret):
+    out = redact(text).text
+    assert secret not in out and "[SECRET]" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I log in on weekdays / weekends too",
+        "the login page / signup page are broken",
+        "our sign-in flow uses SSO / SAML2 now",
+        "登录用 微信 / QQ 都行",
+    ],
+)
+def test_a_slash_after_a_login_word_is_no_password_by_itself(text):
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text,raw",
+    [
+        ("send it to 12 Birch Rd, Salem OR 97301 please", "97301"),
+        ("im at 2208 willow creek ln apt 4c, come after 3", "2208 willow"),
+        ("my tax site pw is Heron!2031 if u need it", "Heron!2031"),
+        ("VPN 账号 liqing 密 码 Zxcv@2031k 连不上", "Zxcv@2031k"),
+        ("报销单上要填工号 K305912", "K305912"),
+        ("my employee ID is R7730215 for the portal", "R7730215"),
+    ],
+)
+def test_identifiers_typed_as_in_chat_are_redacted(text, raw):
+    assert raw not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["walk 500 steps down main street", "new place is 2 blocks off elm st", "ran 5 km on oak st"],
+)
+def test_a_count_before_a_street_is_no_door_number(text):
+    assert redact(text).text == text
+
+
+def test_an_amount_before_a_word_some_streets_end_with_is_no_address():
+    text = "the landlord agreed, so I'll pay $2,150 for the new place, 300 bucks more a way"
+    assert redact(text).text == text
