@@ -242,9 +242,23 @@ _TAKE_BACK = re.compile(
 )
 
 
+# Chinese chat breaks clauses with spaces ("下周一去育才小学报到 哦不对 是育英小学 打错了"): a
+# space between two Chinese characters is read as the comma it stands for
+_SPACE_AS_COMMA = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+
+
 def taken_back_in_passing(text: str) -> str:
     """`text` with a value it takes back replaced by the corrected one (see above); unchanged
     when the correction is no bare value or nothing before it has that value's shape."""
+    fixed = _taken_back(text)
+    if fixed == text and _SPACE_AS_COMMA.search(text):
+        spaced = _SPACE_AS_COMMA.sub("，", text)
+        fixed = _taken_back(spaced)
+        return text if fixed == spaced else fixed
+    return fixed
+
+
+def _taken_back(text: str) -> str:
     m = _TAKE_BACK.search(text)
     if not m:
         return text
@@ -291,6 +305,16 @@ def _parallel_cjk(value: str, before: str) -> tuple[int, int] | None:
     """The last span of `before` that keeps at least half of `value` as its suffix or prefix
     and differs only in the rest, of the same kind (a numeral for a numeral)."""
     n = len(value)
+    # the same first and last characters around another middle, of any length: "朝阳实验中学"
+    # put right as "朝阳外国语中学"
+    for kept in range(n - 1, max(2, (n + 1) // 2) - 1, -1):
+        for head in range(kept - 1, 0, -1):
+            pre, suf = value[:head], value[n - (kept - head) :]
+            middle = value[head : n - (kept - head)]
+            pattern = rf"{re.escape(pre)}([\u4e00-\u9fff]{{1,{len(middle) + 3}}}?){re.escape(suf)}"
+            found = [f for f in re.finditer(pattern, before) if f.group(1) != middle]
+            if found and not _NUMERAL.match(middle):
+                return found[-1].start(), found[-1].end()
     for shared in range(n - 1, (n + 1) // 2 - 1, -1):
         for kept_at_end in (True, False):
             kept = value[-shared:] if kept_at_end else value[:shared]
@@ -397,12 +421,15 @@ def wrong_values(text: str) -> list[str]:
     ]
 
 
-def without_the_wrong_value(text: str) -> str:
+def without_the_wrong_value(text: str, *, taking_back: bool = False) -> str:
     """ "it's 8:40 not 6:40" → "it's 8:40": the value said to be wrong goes when the right one of
-    its shape stands before it."""
+    its shape stands before it. Said in a turn that puts something right (`taking_back`: "说错了
+    是菠萝过敏 不是芒果"), the thing said to be wrong goes whatever its shape."""
 
     def drop(m: re.Match) -> str:
         before = text[: m.start()]
+        if taking_back and before.strip(" ，,"):
+            return ""
         shapes = _shapes_of_value(_said_wrong(m))
         return "" if any(shape.search(before) for shape in shapes) else m.group(0)
 

@@ -401,7 +401,7 @@ class RuleExtractor:
             found = [
                 replace(
                     c,
-                    content=without_the_wrong_value(c.content),
+                    content=without_the_wrong_value(c.content, taking_back=takes_back),
                     source_quote=said if fixed is not None else c.source_quote,
                     takes_back=takes_back,
                 )

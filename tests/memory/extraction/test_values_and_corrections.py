@@ -185,3 +185,33 @@ def test_a_turn_that_only_takes_back_a_value_restates_the_turn_before():
 def test_the_value_said_to_be_wrong_leaves_the_memory(text, gone):
     contents = _contents(text)
     assert contents and not any(gone in c for c in contents), contents
+
+
+@pytest.mark.parametrize(
+    "text,kept,gone",
+    [
+        # clauses broken by spaces, as Chinese chat types them
+        (
+            "搬家总算搞定了 下周一去朝阳实验中学报到 哦不对 是朝阳外国语中学 打错了",
+            "外国语",
+            "实验",
+        ),
+        ("我儿子今年读五年级 不对 六年级了 英语有点跟不上", "六年级", "五年级"),
+    ],
+)
+def test_a_value_taken_back_between_spaces_is_put_right(text, kept, gone):
+    contents = _contents(text)
+    assert any(kept in c for c in contents), contents
+    assert not any(gone in c for c in contents), contents
+
+
+def test_in_a_turn_that_puts_something_right_the_wrong_thing_goes_whatever_its_shape():
+    contents = _contents(
+        "我对花生过敏，吃了嗓子会肿", "等等 我说错了 是腰果过敏 不是花生 最近太累了"
+    )
+    assert any("腰果" in c for c in contents), contents
+    assert not any("花生" in c for c in contents if "腰果" in c), contents
+
+
+def test_not_in_a_plain_statement_stays():
+    assert any("不是本地人" in c for c in _contents("我是成都人，不是本地人，刚来半年"))
