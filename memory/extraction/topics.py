@@ -148,7 +148,8 @@ def _query_cues() -> tuple[dict[str, tuple[str, ...]], list[tuple[str, re.Patter
     for name, spec in load("topics")["concepts"].items():
         related[name] = tuple(spec.get("related", ()))
         cues = [re.escape(w) for w in spec.get("asks_zh", [])]
-        cues += [rf"(?<![a-z]){re.escape(w)}(?![a-z])" for w in spec.get("asks_en", [])]
+        # a cue counts in the plural too ("plan my dinners", "my shifts")
+        cues += [rf"(?<![a-z]){re.escape(w)}(?:e?s)?(?![a-z])" for w in spec.get("asks_en", [])]
         if cues:
             asks.append((name, re.compile("|".join(cues), re.I)))
     return related, asks

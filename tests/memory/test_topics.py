@@ -113,3 +113,15 @@ def test_the_we_of_a_rewrite_is_no_shared_topic():
     b = "The user's family is on the 5th floor of an old building."
     assert not topics.common_nouns(a) & topics.common_nouns(b)
     assert "piano" in topics.common_nouns(a)
+
+
+def test_a_request_reaches_the_facts_it_needs_besides_its_own_topic():
+    # a trip starts from home; a commute needs the way one travels and the hours one works;
+    # an appointment has to fit the shifts; a meal plan needs the kind of diet one keeps
+    assert "residence" in topics.query_concepts("plan a day trip for us next saturday")
+    assert {"car", "work_shift"} <= topics.query_concepts("heavy rain tomorrow, how do I commute")
+    assert "work_shift" in topics.query_concepts("when can I fit in a dentist checkup")
+    assert "diet_type" in topics.query_concepts("plan my lunches for next week")
+    # a cue in the plural is the cue
+    assert "work_shift" in topics.query_concepts("help me cook around my shifts")
+    assert "residence" not in topics.query_concepts("write me a haiku about autumn")
