@@ -125,3 +125,17 @@ def test_a_request_reaches_the_facts_it_needs_besides_its_own_topic():
     # a cue in the plural is the cue
     assert "work_shift" in topics.query_concepts("help me cook around my shifts")
     assert "residence" not in topics.query_concepts("write me a haiku about autumn")
+
+
+def test_a_request_about_ones_work_reaches_what_one_does_for_a_living():
+    # "The user is a pharmacist…" names no employer, but it is what a bio or a lesson plan needs
+    for query in ("write a two-line bio for my conference badge", "帮我准备下周的教案"):
+        wanted = topics.query_concepts(query)
+        assert "occupation" in wanted, query
+    assert "occupation" in topics.concepts(
+        "The user is a pharmacist, mostly weekend shifts", recall=True
+    )
+    assert "occupation" in topics.concepts("用户在一所小学当班主任", recall=True)
+    # recall only: what one does for a living never links two statements for a change
+    assert "occupation" not in topics.concepts("The user is a pharmacist, mostly weekend shifts")
+    assert "occupation" not in topics.query_concepts("recommend a sci-fi novel")
