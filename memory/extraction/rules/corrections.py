@@ -311,9 +311,11 @@ def _parallel_cjk(value: str, before: str) -> tuple[int, int] | None:
         for head in range(kept - 1, 0, -1):
             pre, suf = value[:head], value[n - (kept - head) :]
             middle = value[head : n - (kept - head)]
+            if _NUMERAL.match(middle):
+                continue  # a numeral for a numeral: the loop below reads those
             pattern = rf"{re.escape(pre)}([\u4e00-\u9fff]{{1,{len(middle) + 3}}}?){re.escape(suf)}"
             found = [f for f in re.finditer(pattern, before) if f.group(1) != middle]
-            if found and not _NUMERAL.match(middle):
+            if found:
                 return found[-1].start(), found[-1].end()
     for shared in range(n - 1, (n + 1) // 2 - 1, -1):
         for kept_at_end in (True, False):
