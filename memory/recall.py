@@ -216,7 +216,7 @@ class ScoredMemory:
     signals: dict[str, float]
     score: float
     selected: bool = False
-    cut: str = ""  # "", "top_k", "budget", "min_score"
+    cut: str = ""  # "", "top_k", "budget", "min_score", "answered_anew"
     # the memory holds a word of the query that says something (`textsearch.telling_terms`)
     shares_word: bool = False
 
@@ -593,6 +593,32 @@ def _relevant(
     )
 
 
+# How far down the relevant candidates (in multiples of top_k) a newer answer is looked for.
+CONTRADICTION_WINDOW = 3
+
+
+def _answered_anew(relevant: list[ScoredMemory], wanted: frozenset[str]) -> set[int]:
+    """Memories a newer relevant one, said in a later conversation, answers anew
+    (`topics.answers_anew`): the context gets the current answer, not both. Write-time
+    linking misses changes worded apart ("the credit union is the only account I have left"
+    after "pays through Wells Fargo"); the request says which question both answer."""
+    from memory.extraction.replacement import later_conversation
+
+    stale: set[int] = set()
+    for newer in relevant:
+        if newer.memory.kind == Memory.Kind.EPISODIC:
+            continue
+        for older in relevant:
+            if (
+                older.memory.kind != Memory.Kind.EPISODIC
+                and older.memory.id not in stale
+                and later_conversation(newer.memory.valid_from, older.memory.valid_from)
+                and topics.answers_anew(newer.memory.content, older.memory.content, wanted)
+            ):
+                stale.add(older.memory.id)
+    return stale
+
+
 def _select_within_budget(
     scored: list[ScoredMemory],
     params: RecallParams,
@@ -605,12 +631,18 @@ def _select_within_budget(
     used = count_tokens(header) + 1
     selected: list[ScoredMemory] = []
     wanted = topics.query_concepts(params.query)
+    relevant = [item for item in scored if _relevant(item, plan_query, wanted, personal)]
+    answered_anew = _answered_anew(relevant[: CONTRADICTION_WINDOW * params.top_k], wanted)
+    relevant_ids = {id(item) for item in relevant}
     for item in scored:
         if len(selected) >= params.top_k:
             item.cut = "top_k"
             continue
-        if not _relevant(item, plan_query, wanted, personal):
+        if id(item) not in relevant_ids:
             item.cut = "min_score"
+            continue
+        if item.memory.id in answered_anew:
+            item.cut = "answered_anew"
             continue
         line_tokens = count_tokens(context_line(item.memory, language)) + 1
         if used + line_tokens > params.token_budget:

@@ -91,10 +91,34 @@ def _find_concepts(
 ) -> dict[str, bool]:
     """Topic concepts a statement touches → whether each is single-valued. A one-character
     Chinese word counts only as a word of its own ("车", not the 车 of "自行车")."""
-    return {
+    found = {
         name: single
         for name, (single, _) in _concept_hits(text, words_of_one_char, recall=recall).items()
     }
+    if recall:
+        # "用户在 Amazon 做 SDE2" is about work without a word for it: for what a request needs,
+        # a named thing of a kind counts as its concept (a company → employer)
+        for name, single in _concepts_of_named_kinds(text).items():
+            found.setdefault(name, single)
+    return found
+
+
+def _concepts_of_named_kinds(text: str) -> dict[str, bool]:
+    from memory.extraction import kinds
+
+    by_kind = _kind_concepts()
+    named = set(kinds.named_kinds(text)) & set(by_kind) if by_kind else set()
+    return {name: single for kind in named for name, single in by_kind[kind]}
+
+
+@cache
+def _kind_concepts() -> dict[str, tuple[tuple[str, bool], ...]]:
+    """kind of thing (data/kinds.json) → the concepts it stands for (`kinds` in topics.json)."""
+    out: dict[str, list[tuple[str, bool]]] = {}
+    for name, spec in load("topics")["concepts"].items():
+        for kind in spec.get("kinds", ()):
+            out.setdefault(kind, []).append((name, bool(spec.get("single"))))
+    return {kind: tuple(v) for kind, v in out.items()}
 
 
 def _concept_hits(
@@ -217,11 +241,11 @@ def topic_score(
     return score, ", ".join(why)
 
 
-def _concept_words(text: str) -> dict[str, set[str]]:
+def _concept_words(text: str, recall: bool = False) -> dict[str, set[str]]:
     """The words by which a statement touches each single-valued concept."""
     return {
         name: words
-        for name, (single, words) in _concept_hits(text, first_only=False).items()
+        for name, (single, words) in _concept_hits(text, first_only=False, recall=recall).items()
         if single
     }
 
@@ -244,6 +268,50 @@ def another_name_for_one_answer(new: str, old: str) -> bool:
     brunch，住 Tiong Bahru 附近", however little the rest of the wording has in common."""
     a, b = concepts(new), concepts(old)
     return any(a[c] or b[c] for c in set(a) & set(b)) and names_differ(new, old)
+
+
+def answers_anew(new: str, old: str, asked: frozenset[str] = frozenset()) -> bool:
+    """The newer statement gives another answer to a question a person has one answer to at a
+    time: it names another thing of a one-at-a-time kind (another car, another bank), or, on a
+    one-answer concept the request asks about (`asked`), another name or other words for the
+    answer. Somebody else's things answer nothing of the speaker's. For recall: two answers
+    to one question never both go into a context."""
+    from memory.extraction.kinds import (
+        ONE_AT_A_TIME_KINDS,
+        other_of_same_kind,
+        without_others_things,
+    )
+
+    if _about_someone_else(new) or _about_someone_else(old):
+        return False
+    if other_of_same_kind(new, old) in ONE_AT_A_TIME_KINDS:
+        return True
+    a = concepts(without_others_things(new), words_of_one_char=False, recall=True)
+    b = concepts(without_others_things(old), words_of_one_char=False, recall=True)
+    on_one_answer = {c for c in set(a) & set(b) & asked if a[c] or b[c]}
+    if not on_one_answer:
+        return False
+    if names_differ(new, old):
+        return True
+    x = _concept_words(without_others_things(new), recall=True)
+    y = _concept_words(without_others_things(old), recall=True)
+    return any(x[c] - y[c] and y[c] - x[c] for c in on_one_answer & set(x) & set(y))
+
+
+@cache
+def _someone_else_rx() -> re.Pattern:
+    people = sorted(
+        {*words("kin_zh"), *words("kin_en"), *words("outsiders_zh"), *words("outsiders_en")},
+        key=len,
+        reverse=True,
+    )
+    alt = "|".join(re.escape(p) for p in people)
+    return re.compile(rf"^(?:用户(?:的)?\s*(?:{alt})|the user's (?:{alt})s?\b)", re.I)
+
+
+def _about_someone_else(text: str) -> bool:
+    """ "用户的老公是律师", "The user's sister drives a Kia": the answer is someone else's."""
+    return bool(_someone_else_rx().match(text.strip()))
 
 
 def names_another(new: str, old: str) -> bool:

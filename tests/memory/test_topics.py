@@ -139,3 +139,42 @@ def test_a_request_about_ones_work_reaches_what_one_does_for_a_living():
     # recall only: what one does for a living never links two statements for a change
     assert "occupation" not in topics.concepts("The user is a pharmacist, mostly weekend shifts")
     assert "occupation" not in topics.query_concepts("recommend a sci-fi novel")
+
+
+def test_a_named_thing_stands_for_its_topic_in_what_a_request_needs():
+    # no word for work, a phone or a music app: the names say what they are
+    assert "employer" in topics.concepts("用户在 Amazon 做 SDE2", recall=True)
+    assert "music" in topics.concepts("The user has Spotify Premium", recall=True)
+    # never when two statements are compared for a change
+    assert "employer" not in topics.concepts("用户在 Amazon 做 SDE2")
+    assert "coding" in topics.query_concepts("write me a debounce function for a search box")
+    assert "language_learning" in topics.query_concepts("推荐几个播客 我想练练听力")
+    assert "pet" in topics.query_concepts("im going away for 4 days, what do i need to arrange")
+    assert "health" in topics.query_concepts("build me a strength routine for the gym")
+    assert "coding" not in topics.query_concepts("recommend a sci-fi novel")
+
+
+@pytest.mark.parametrize(
+    "old,new,query",
+    [
+        ("用户是初中数学老师", "用户入行做律师才半年", "帮我写个年终总结"),
+        ("The user drives a Toyota Corolla", "The user drives a Kia EV6", "my car needs a service"),
+    ],
+)
+def test_a_later_answer_to_a_one_answer_question_is_another_answer(old, new, query):
+    assert topics.answers_anew(new, old, topics.query_concepts(query))
+
+
+@pytest.mark.parametrize(
+    "old,new,query",
+    [
+        # the request asks about neither's work
+        ("用户是初中数学老师", "用户入行做律师才半年", "推荐一部电影"),
+        # somebody else's job answers nothing of the user's
+        ("用户是初中数学老师", "用户的老公是律师", "帮我写个年终总结"),
+        # two things the user has side by side
+        ("The user has a cat named Miso", "The user walks the dog every morning", "pet sitter"),
+    ],
+)
+def test_other_statements_are_no_other_answer(old, new, query):
+    assert not topics.answers_anew(new, old, topics.query_concepts(query))

@@ -293,3 +293,33 @@ def test_a_question_about_how_the_world_works_gets_no_standing_guidance(cast, us
         assert recall(c, "u1", question)["memories"] == [], question
     ordered = recall(c, "u1", "帮我点一杯拿铁")["memories"]
     assert any("燕麦奶" in m["content"] for m in ordered)
+
+
+def test_a_context_gets_the_current_answer_not_both(cast, use_embedder):
+    """Two memories answer one question a person has one answer to at a time, said in two
+    conversations: the request gets the later one, and the trace says why the other is cut."""
+    subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
+    said = {"observed_at": days_ago(40), "valid_from": days_ago(40)}
+    old_job = make_memory(subject, "用户是初中数学老师，带两个班", **said)
+    old_car = make_memory(subject, "The user drives a Toyota Corolla, bought in 2015", **said)
+    new_job = make_memory(subject, "用户入行做律师才半年，在律所做诉讼")
+    new_car = make_memory(subject, "The user drives a Kia EV6 these days")
+    for query, new, old in (
+        ("帮我想几个跟我工作相关的年终总结亮点", new_job, old_job),
+        ("my car needs a service, what should I get checked", new_car, old_car),
+    ):
+        body = recall(cast.alice_client, "u1", query)
+        ids = [m["id"] for m in body["memories"]]
+        assert new.pk in ids and old.pk not in ids, (query, body["memories"])
+        trace = RecallTrace.objects.get(trace_id=body["trace_id"])
+        cut = {c["id"]: c["cut"] for c in trace.candidates}
+        assert cut[old.pk] == "answered_anew"
+
+
+def test_two_answers_said_in_one_conversation_both_stay(cast, use_embedder):
+    # within one conversation there is no later answer to prefer
+    subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
+    first = make_memory(subject, "The user drives a Toyota Corolla to work", valid_from=days_ago(1))
+    second = make_memory(subject, "The user's weekend car is a Kia EV6", valid_from=days_ago(1))
+    ids = [m["id"] for m in recall(cast.alice_client, "u1", "my car needs a service")["memories"]]
+    assert {first.pk, second.pk} <= set(ids)
