@@ -586,10 +586,13 @@ def _relevant(
     floor = STANDING_FLOOR if standing and personal else SEMANTIC_FLOOR
     if signals["semantic"] >= floor or item.shares_word or signals["entity"] > 0:
         return True
+    if not query_topics:
+        return False
+    if query_topics & set(topics.concepts(memory.content, words_of_one_char=False, recall=True)):
+        return True
     return bool(
-        query_topics
-        and query_topics
-        & set(topics.concepts(memory.content, words_of_one_char=False, recall=True))
+        query_topics & topics.concepts_named_by_kinds()
+        and query_topics & topics.concepts_of_names(memory.content)
     )
 
 
@@ -631,14 +634,23 @@ def _select_within_budget(
     used = count_tokens(header) + 1
     selected: list[ScoredMemory] = []
     wanted = topics.query_concepts(params.query)
-    relevant = [item for item in scored if _relevant(item, plan_query, wanted, personal)]
-    answered_anew = _answered_anew(relevant[: CONTRADICTION_WINDOW * params.top_k], wanted)
-    relevant_ids = {id(item) for item in relevant}
+    # the gate reads each candidate once, and only as far down as the context can reach
+    verdicts: dict[int, bool] = {}
+    relevant: list[ScoredMemory] = []
+    for item in scored:
+        if len(relevant) >= CONTRADICTION_WINDOW * params.top_k:
+            break
+        verdicts[id(item)] = _relevant(item, plan_query, wanted, personal)
+        if verdicts[id(item)]:
+            relevant.append(item)
+    answered_anew = _answered_anew(relevant, wanted)
     for item in scored:
         if len(selected) >= params.top_k:
             item.cut = "top_k"
             continue
-        if id(item) not in relevant_ids:
+        if id(item) not in verdicts:
+            verdicts[id(item)] = _relevant(item, plan_query, wanted, personal)
+        if not verdicts[id(item)]:
             item.cut = "min_score"
             continue
         if item.memory.id in answered_anew:

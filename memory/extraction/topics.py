@@ -91,34 +91,36 @@ def _find_concepts(
 ) -> dict[str, bool]:
     """Topic concepts a statement touches → whether each is single-valued. A one-character
     Chinese word counts only as a word of its own ("车", not the 车 of "自行车")."""
-    found = {
+    return {
         name: single
         for name, (single, _) in _concept_hits(text, words_of_one_char, recall=recall).items()
     }
-    if recall:
-        # "用户在 Amazon 做 SDE2" is about work without a word for it: for what a request needs,
-        # a named thing of a kind counts as its concept (a company → employer)
-        for name, single in _concepts_of_named_kinds(text).items():
-            found.setdefault(name, single)
-    return found
 
 
-def _concepts_of_named_kinds(text: str) -> dict[str, bool]:
+def concepts_of_names(text: str) -> set[str]:
+    """The concepts the named things of a statement stand for, for what a request needs only:
+    "用户在 Amazon 做 SDE2" is about work without a word for it (a company → employer). Reads
+    the encoder (`kinds.named_kinds`), so recall asks only when a word match failed."""
     from memory.extraction import kinds
 
     by_kind = _kind_concepts()
-    named = set(kinds.named_kinds(text)) & set(by_kind) if by_kind else set()
-    return {name: single for kind in named for name, single in by_kind[kind]}
+    named = set(kinds.named_kinds(text)) & set(by_kind)
+    return {name for kind in named for name in by_kind[kind]}
 
 
 @cache
-def _kind_concepts() -> dict[str, tuple[tuple[str, bool], ...]]:
+def concepts_named_by_kinds() -> frozenset[str]:
+    return frozenset(name for names in _kind_concepts().values() for name in names)
+
+
+@cache
+def _kind_concepts() -> dict[str, tuple[str, ...]]:
     """kind of thing (data/kinds.json) → the concepts it stands for (`kinds` in topics.json)."""
-    out: dict[str, list[tuple[str, bool]]] = {}
+    out: dict[str, list[str]] = {}
     for name, spec in load("topics")["concepts"].items():
         for kind in spec.get("kinds", ()):
-            out.setdefault(kind, []).append((name, bool(spec.get("single"))))
-    return {kind: tuple(v) for kind, v in out.items()}
+            out.setdefault(kind, []).append(name)
+    return {kind: tuple(names) for kind, names in out.items()}
 
 
 def _concept_hits(
