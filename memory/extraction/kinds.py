@@ -72,13 +72,17 @@ ONE_AT_A_TIME_KINDS = frozenset(
 _LATIN_RUN = re.compile(r"[a-z][a-z0-9&'.-]*(?: [a-z][a-z0-9&'.-]*)?")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+&'.-]*|\d+[A-Za-z0-9+.-]*")
 _NAME_SHAPED = re.compile(r"[A-Z0-9]")
-_PROPER_FLAGS = ("nr", "ns", "nt", "nz", "eng")
+# "j": an abbreviation (建行, 工行, 北大), a name more often than not
+_PROPER_FLAGS = ("nr", "ns", "nt", "nz", "eng", "j")
 # The object of a verb of using, joining or buying is where a Chinese name stands, whatever
 # jieba makes of a brand it does not know ("来拼多多快一个月" → 拼/多多, "在平安做理赔" → an
 # adjective, "换了人保" → 人/保): the span up to the next particle or verb is read as a name
-# too, and typed like any other.
+# too, and typed like any other. So is
+# what a thing is ("工资卡是建行的" → 建行, which jieba makes a verb).
 _OBJECT_FRAME = re.compile(
-    r"(?<![做看想找得收听遇达受感提过失回])(?:在|来|去|到|用|改用|换(?:成|到|了)?|刷|办了?|喝|买了?|入职|跳槽到|加入|选了?|转到|投了?)"
+    r"(?:(?<![做看想找得收听遇达受感提过失回])(?:在|来|去|到|用|改用|换(?:成|到|了)?|刷|办了?|喝|买了?|入职|跳槽到|加入|选了?|转到|投了?)"
+    # "工资卡是建行的": what a thing of the speaker's is; not 就是 / 还是 / 要是 / 不是…
+    r"|(?<![就还但可要若或于不算像总老真正凡倒只])是)"
     r"(?![的了个一这那几些在来到用])([\u4e00-\u9fffA-Za-z0-9]{2,6}?)"
     r"(?=[了的，,。！!？?；;、\s]|做|上班|工作|报到|实习|面试|读|念|当|买|办|快|开|上|里|那边|这边|一|每|$)"
 )
@@ -158,6 +162,8 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
             span = m.group(1)
             if _starts_generic(span):
                 continue  # "到公司楼下", "在家里": a place of the speaker's, not a name
+            if m.group(0).startswith("是") and _is_no_name(span):
+                continue
             add(span, True)
             for end in range(2, len(span)):  # "招行经典白": the bank, then its card
                 add(span[:end], True, span)
@@ -213,6 +219,15 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
             close()
     close()
     return [(name, proper, whole) for name, (proper, whole) in found.items()]
+
+
+def _is_no_name(span: str) -> bool:
+    """What follows 是 is no name when said in common nouns ("我是程序员") or when it goes on
+    with a verb phrase ("公司是做跨境电商的", "是在腾讯上班")."""
+    cut = [(w, f) for w, f in pos_cut(span) if w.strip()]
+    if all(f.startswith(_NOUN_FLAGS) for _, f in cut):
+        return True
+    return len(cut) > 1 and cut[0][1].startswith(("v", "p", "d", "r"))
 
 
 _MEASURE_AFTER = re.compile(r"^(?::\d|am\b|pm\b|%|min|hr|h\b|k\b|kg|km|lb|mi\b|x\b)", re.I)

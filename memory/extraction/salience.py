@@ -285,6 +285,16 @@ def _implied_own(text: str) -> bool:
     return lead is not None
 
 
+def _opens_with_an_attribute(text: str) -> bool:
+    """A Chinese statement that opens by saying what a thing a person has one of at a time is
+    ("工资卡是工行的", "车是比亚迪的") is about the speaker's own: "my" is left out. Not news
+    about a thing ("手机最近降价了")."""
+    cut = [w for w, _ in pos_cut(text.strip()) if w.strip()]
+    if len(cut) < 3 or cut[1] != "是" or not CJK.fullmatch(cut[0][0]):
+        return False
+    return any(topics.concepts(cut[0]).values())
+
+
 _ZH_SUBJECTLESS_START = ("v", "d", "t", "p", "c", "m", "r", "a")
 _NOT_THE_SPEAKER = ("这", "那", "它", "他", "她", "他们", "她们", "它们", "人家", "别人")
 # a span of time the sentence starts with (jieba tags 最近 / 之前 "f" like 里面, and cuts 这阵子
@@ -553,6 +563,11 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
     if not named and not CJK.search(core) and speaker:
         # a brand typed in lowercase is a name all the same, in a statement of the speaker's
         named = kinds.names_a_brand(core)
+    attribute = any(topics.concepts(core, words_of_one_char=False).values())
+    if not named and attribute and CJK.search(core):
+        # a name jieba does not know as one ("工资卡是建行的": a verb to it) is a name when the
+        # encoder places it among a kind's members, in a statement on a topic of one answer
+        named = bool(kinds.named_kinds(core))
     hedged = hedges_the_speaker(core)
     reported = bool(REPORTED_RE.search(core))
     stance = bool(PREF_POS.search(core) or PREF_NEG.search(core))
@@ -575,8 +590,10 @@ def analyse(clause: str, *, answer: bool = False, as_statement: bool = False) ->
         directive=bool(STANDING_RE.search(core)),
         change=bool(CHANGE_RE.search(core) or FIRM_RE.search(core) or changes_a_state(core)),
         first_person=speaker or implicit_subject(core),
-        possession=bool(_POSSESSION.search(core)) or _implied_own(core),
-        attribute=any(topics.concepts(core, words_of_one_char=False).values()),
+        possession=bool(_POSSESSION.search(core))
+        or _implied_own(core)
+        or (named and _opens_with_an_attribute(core)),
+        attribute=attribute,
         answer=answer,
         hedged=hedged,
         reported=reported,

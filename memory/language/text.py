@@ -21,8 +21,11 @@ QUESTION_START = re.compile(
 )
 
 SENT_SPLIT = re.compile(
-    # "!" / "?" inside a word ("Qw!9zLm#42", "Yahoo!Japan") end no sentence
-    r"(?<=[。！？\n])|(?<=[!?])(?![A-Za-z0-9#$%&*@^_])|(?<=……)|(?<=\.)(?=\s+[A-Z\u4e00-\u9fff])|(?<=[a-z]{2}\.)(?=\s+[a-z])"
+    # "!" / "?" inside a word ("Qw!9zLm#42", "Yahoo!Japan") end no sentence; a lowercase
+    # sentence starts after a word, or after a number when it asks ("…w/ Windows 11. how do i…";
+    # not "Zone 6b. also…", which goes on with the same answer)
+    r"(?<=[。！？\n])|(?<=[!?])(?![A-Za-z0-9#$%&*@^_])|(?<=……)|(?<=\.)(?=\s+[A-Z\u4e00-\u9fff])|(?<=[a-z]{2}\.)(?=\s+[a-z])|"
+    r"(?<=[0-9]\.)(?=\s+(?:how|what|why|where|when|which|who|can|could|should|would|is|are|do|does|any)\b)"
 )
 
 CLAUSE_SPLIT = re.compile(

@@ -16,6 +16,7 @@ UNLISTED = {
     "bank": ["平安银行", "Barclays"],
     "airline": ["川航", "Air Canada"],
     "music_service": ["Apple Music", "网易云音乐"],
+    "insurer": ["新华保险", "阳光保险"],
 }
 COMMON_WORDS = ["likes", "reports", "bullet", "团队", "照片", "批量", "meeting", "weekend"]
 
@@ -52,6 +53,21 @@ def test_the_object_of_a_verb_is_a_name_jieba_does_not_know():
     assert kinds.named_kinds("用户最近在网易上班").get("company") == {"网易"}
     assert kinds.named_kinds("用户去年跳槽到京东了").get("company") == {"京东"}
     assert kinds.named_kinds("用户一直刷建行的信用卡").get("bank") == {"建行"}
+
+
+def test_what_a_thing_is_names_it():
+    # "X是Y的": jieba makes 工行 an abbreviation and 建行 a verb; 是 says a name follows
+    assert "工行" in kinds.named_kinds("用户的房贷是工行的").get("bank", ())
+    assert kinds.named_kinds("车险一直是人保的").get("insurer") == {"人保"}
+    # what one is, in common nouns or a verb phrase, names nothing
+    assert kinds.named_kinds("我是程序员") == {}
+    assert kinds.named_kinds("公司是做跨境电商的") == {}
+
+
+def test_home_internet_is_a_carrier_too():
+    assert kinds.other_of_same_kind(
+        "switched to Spectrum internet", "Comcast Xfinity keeps dropping"
+    )
 
 
 def test_a_brand_typed_in_lowercase_is_still_a_name():

@@ -350,3 +350,14 @@ def test_a_space_between_chinese_characters_is_a_comma():
     assert join_clauses([c.strip() for c in clauses[1:]], True) == "我在五道口上班，最好带泳池"
     # between a character and a Latin word a space is only a space
     assert len(split_clauses("住 Brooklyn 的 apartment 太干了")) == 1
+
+
+def test_a_lowercase_question_after_a_number_is_a_sentence_of_its_own():
+    from memory.language.text import split_sentences
+
+    assert split_sentences("they gave me a Dell XPS 13. how do i turn off the fan?") == [
+        "they gave me a Dell XPS 13.",
+        "how do i turn off the fan?",
+    ]
+    # an answer that goes on after a number stays one sentence
+    assert len(split_sentences("size 10. also wide feet")) == 1
