@@ -137,6 +137,9 @@ def test_the_users_own_material_is_kept():
         # no common shape: the same form, differing in a numeral or spelt nearly alike
         ("我女儿上初二，不对，初三了，最近数学跟不上", "初三", "初二"),
         ("我们家住在7栋，哦不对，9栋，快递老送错", "9栋", "7栋"),
+        # a "no" after catching oneself, after an ellipsis; a 不是 after 哦
+        ("the vet appointment is on the 3rd... wait no, the 5th", "5th", "3rd"),
+        ("我家在12楼，哦不是，是14楼，电梯常坏", "14楼", "12楼"),
         (
             "My manager is Katherine — ugh autocorrect, KATHRYN — and she hates long emails",
             "Kathryn",
@@ -157,6 +160,9 @@ def test_a_value_taken_back_in_passing_is_replaced(text, right, wrong):
         # an apology with a value of no form said before it takes nothing back
         "We live in Austin, sorry, Boston has better schools",
         "我喜欢吃苹果，不对，香蕉也行",
+        # a plain "no" is no taking back
+        "I take my tea at 4, no sugar",
+        "我不是程序员，是设计师",
     ],
 )
 def test_a_correction_that_is_no_bare_value_is_left_to_the_other_rules(said):
