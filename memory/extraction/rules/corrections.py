@@ -235,7 +235,7 @@ _TAKE_BACK = re.compile(
     r"(?:(?:oh|oops|sorry|wait|hold on|no|ugh|omg|typo|autocorrect|哦|噢|啊)[,，\s]*)*"
     r"(?:I meant(?: to say)?|make that|correction:?|(?:哦)?不对(?:不对)?[，,\s]*(?:是)?|"
     # "May 14... ugh no, May 16", "302，哦不是，是402": a "no" after a sound of catching oneself
-    r"(?<=wait )no[,，]\s*|(?<=ugh )no[,，]\s*|(?<=oh )no[,，]\s*|(?<=um )no[,，]\s*|"
+    r"(?:(?<=wait )|(?<=ugh )|(?<=oh ))no[,，]\s*|"
     r"(?<=[哦噢啊])不是[，,\s]*(?:是)?|"
     r"我是说|说错了[，,\s]*(?:是)?|应该是|"
     # a bare apology or typo note: only a value of the shape or form of one said before it
