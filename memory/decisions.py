@@ -613,6 +613,29 @@ _ONE_CHOSEN = re.compile(
 )
 
 
+# "用 Bear 记笔记", "uses Todoist for tasks": a tool named for the job it does
+_TOOL_FOR_A_JOB = re.compile(
+    r"用\s*[A-Za-z0-9\u4e00-\u9fff][^，,。；;]{0,20}?(?:来|去)?(?:记|管|做|写|存|听|看|跑|剪|画|练|学|背|查)|"
+    r"\b(?:use[sd]?|using)\s+\S+(?:\s+\S+)?\s+(?:for|to)\b",
+    re.IGNORECASE,
+)
+
+
+def _tools_for_other_jobs(candidate: Candidate, mem: ExistingMemory) -> bool:
+    """Both say what the user uses for a job, and the jobs differ ("我用 Todoist 管待办" beside
+    "我用 Bear 记笔记"): one does not answer the other anew, however alike the wording."""
+    a, b = candidate.slot, mem.slot
+    return bool(
+        a
+        and b
+        and a.startswith("thing:")
+        and b.startswith("thing:")
+        and not slots_compatible(a, b)
+        and _TOOL_FOR_A_JOB.search(candidate.content)
+        and _TOOL_FOR_A_JOB.search(mem.content)
+    )
+
+
 def _replaced_memory(
     candidate: Candidate,
     occurred_at: dt.datetime | None,
@@ -656,6 +679,7 @@ def _replaced_memory(
         if m.id in sims
         and replacement.later_conversation(occurred_at, m.occurred_at)
         and not (once and _INSTRUCTS_THE_AGENT.search(m.content))
+        and not _tools_for_other_jobs(candidate, m)
     ]
     closest = sorted(
         (m for m in earlier_ones if sims[m.id] >= topics.MIN_SIMILARITY),
@@ -666,7 +690,7 @@ def _replaced_memory(
         for m in earlier_ones
         if m not in closest
         and (
-            kinds.other_of_same_kind(candidate.content, m.content)
+            kinds.other_of_same_kind(candidate.content, m.content, said=candidate.source_quote)
             or topics.another_name_for_one_answer(candidate.content, m.content)
         )
     ]

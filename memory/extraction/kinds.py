@@ -72,6 +72,8 @@ ONE_AT_A_TIME_KINDS = frozenset(
 _LATIN_RUN = re.compile(r"[a-z][a-z0-9&'.-]*(?: [a-z][a-z0-9&'.-]*)?")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+&'.-]*|\d+[A-Za-z0-9+.-]*")
 _NAME_SHAPED = re.compile(r"[A-Z0-9]")
+# "doesn't", "i'd", "they're": function words, never part of a name
+_CONTRACTION = re.compile(r"(?:n't|'re|'ve|'ll|'d|'m)$", re.I)
 # "j": an abbreviation (建行, 工行, 北大), a name more often than not
 _PROPER_FLAGS = ("nr", "ns", "nt", "nz", "eng", "j")
 # The object of a verb of using, joining or buying is where a Chinese name stands, whatever
@@ -178,9 +180,10 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
         if not word.strip():
             if run:
                 run.append((" ", False))
-        elif word.lower() in _not_values():
+        elif word.lower() in _not_values() or _CONTRACTION.search(word):
             close()  # "用户" is nobody's name: "用户Mate 60" names "Mate 60"
             lowercase_words.clear()
+            lowercase_before = ""  # "pizza the car" holds no "pizza car"
         elif latin:
             # a lowercase English word in English text is most likely a common word
             proper = bool(_NAME_SHAPED.search(word)) or zh
@@ -234,11 +237,28 @@ _MEASURE_AFTER = re.compile(r"^(?::\d|am\b|pm\b|%|min|hr|h\b|k\b|kg|km|lb|mi\b|x
 
 
 def _clock_or_measure(word: str, after: list[tuple[str, str]]) -> bool:
-    """A number that tells the time or an amount ("till 5:30", "till 5pm", "like 5 km"), not a
-    model number."""
+    """A number that tells the time, an amount or a count ("till 5:30", "till 5pm", "like 5
+    km", "hosting 6 people"), not a model number."""
     if re.fullmatch(r"\d{1,2}(?:am|pm)", word, re.I):
         return True
-    return word.isdigit() and bool(_MEASURE_AFTER.match("".join(w for w, _ in after)))
+    if not word.isdigit():
+        return False
+    following = "".join(w for w, _ in after)
+    return bool(_MEASURE_AFTER.match(following)) or _counted(following.strip())
+
+
+# what a number before them counts: people, times and repeats ("hosting 6 people", "4 laps"),
+# where a model number would go on with a name's word ("pixel 8 keeps", "iphone 15 pro")
+_COUNTED = re.compile(
+    r"^(?:people|persons?|guests?|friends?|kids?|children|adults?|members?|times?|days?|"
+    r"nights?|weeks?|months?|years?|hours?|minutes?|mins?|seconds?|laps?|reps?|sets?|"
+    r"miles?|steps?|pages?|items?|cups?|glasses?|bottles?|slices?|pieces?|rounds?)\b",
+    re.I,
+)
+
+
+def _counted(word: str) -> bool:
+    return bool(_COUNTED.match(word))
 
 
 def _starts_generic(span: str) -> bool:
@@ -268,18 +288,85 @@ def _latin_tokens(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def kind_of(name: str, *, proper: bool = True) -> str | None:
-    """The kind a name is a member of, or None (no kind, or ambiguous between two: "Apple")."""
+def kind_of(
+    name: str,
+    *,
+    proper: bool = True,
+    expected: frozenset[str] = frozenset(),
+    object_of_a_preposition: bool = False,
+) -> str | None:
+    """The kind a name is a member of, or None (no kind, or ambiguous between two: "Apple").
+    `expected`: kinds the conversation already names something of; a lowercase word that sits
+    nearest one is read as a name on the floor of a written name ("equinox it is now" after
+    "I'm at Planet Fitness"), as a listener would."""
     _type((name,))
-    kind, score, lead = _typed[name]
+    kind, score, lead, by_kind = _typed[name]
+    if not proper and expected and _LATIN_RUN.fullmatch(name) and not _describes_a_kind(name):
+        if kind in expected and not _common(kind) and score >= MEMBER and lead >= LOWERCASE_LEAD:
+            return kind
+        if kind is not None and _common(kind) and object_of_a_preposition:
+            # a common word's reading ("chase" the sport) gives way to the kind said, where the
+            # word stands where a provider's name goes ("we bank with chase")
+            for wanted in sorted(expected):
+                if by_kind.get(wanted, 0.0) >= max(MEMBER, score - LOWERCASE_LEAD):
+                    return wanted
     if kind is None or lead < LEAD:
         return None
     if proper:
         return kind if score >= MEMBER else None
     if _common(kind):
         return kind if score >= COMMON_MEMBER and lead >= LOWERCASE_LEAD else None
-    latin = bool(_LATIN_RUN.fullmatch(name))
-    return kind if latin and score >= LOWERCASE_MEMBER and lead >= LOWERCASE_LEAD else None
+    if not _LATIN_RUN.fullmatch(name) or _describes_a_kind(name):
+        return None
+    return kind if score >= LOWERCASE_MEMBER and lead >= LOWERCASE_LEAD else None
+
+
+def _describes_a_kind(name: str) -> bool:
+    """Lowercase words that hold a kind's own word ("car picked", "work laptop", "bank login",
+    "carriers") describe the thing, not name it, unless the file knows them as a name ("mint
+    mobile", "apple watch")."""
+    if name.lower() in _example_names():
+        return False
+    return any(_stem(token) in _label_tokens() for token in name.lower().split())
+
+
+def _stem(token: str) -> str:
+    """ "car's", "cars", "carriers" → "car", "carrier": the label word a token is a form of."""
+    token = re.sub(r"'s$|s'$", "", token)
+    if token.endswith("s") and not token.endswith("ss") and token[:-1] in _label_tokens():
+        return token[:-1]
+    return token
+
+
+def _kinds_said(text: str) -> frozenset[str]:
+    lowered = text.lower()
+    tokens = {_stem(token) for token in re.findall(r"[a-z][a-z'-]*", lowered)}
+    return frozenset(
+        kind
+        for kind, spec in load("kinds")["kinds"].items()
+        if any(
+            (word in lowered) if CJK.search(word) else (word.lower() in tokens)
+            for word in spec["label"]
+        )
+    )
+
+
+@cache
+def _label_tokens() -> frozenset[str]:
+    return frozenset(
+        token
+        for spec in load("kinds")["kinds"].values()
+        for label_word in spec["label"]
+        if not CJK.search(label_word)
+        for token in label_word.lower().split()
+    )
+
+
+@cache
+def _example_names() -> frozenset[str]:
+    return frozenset(
+        example.lower() for spec in load("kinds")["kinds"].values() for example in spec["examples"]
+    )
 
 
 def label(kind: str, *, zh: bool) -> str:
@@ -293,9 +380,9 @@ def _common(kind: str) -> bool:
     return bool(load("kinds")["kinds"][kind].get("common"))
 
 
-# name → (nearest kind, its score, its lead over the next), filled a statement at a time (one
-# encoder call for its new names)
-_typed: dict[str, tuple[str | None, float, float]] = {}
+# name → (nearest kind, its score, its lead over the next, every kind's score), filled a
+# statement at a time (one encoder call for its new names)
+_typed: dict[str, tuple[str | None, float, float, dict[str, float]]] = {}
 _MAX_TYPED = 50_000
 
 
@@ -308,21 +395,24 @@ def _type(names: tuple[str, ...]) -> None:
     _typed.update(zip(todo, _nearest_kinds(todo), strict=True))
 
 
-def _nearest_kinds(names: tuple[str, ...]) -> list[tuple[str | None, float, float]]:
+def _nearest_kinds(
+    names: tuple[str, ...],
+) -> list[tuple[str | None, float, float, dict[str, float]]]:
     from memory.embeddings import get_embedder
 
     vectors, owner, kinds, label_vectors, label_words = _space()
     embedded = get_embedder("use").embed(list(names))
-    out: list[tuple[str | None, float, float]] = []
+    out: list[tuple[str | None, float, float, dict[str, float]]] = []
     for name, v in zip(names, embedded, strict=True):
         if name.lower() in label_words or float((label_vectors @ v).max()) >= LABEL:
-            out.append((None, 0.0, 0.0))
+            out.append((None, 0.0, 0.0, {}))
             continue
         sims = vectors @ v
         scores = np.array([np.sort(sims[owner == i])[-NEAREST:].mean() for i in range(len(kinds))])
         order = np.argsort(scores)[::-1]
         best, second = float(scores[order[0]]), float(scores[order[1]])
-        out.append((kinds[order[0]], best, best - second))
+        by_kind = {kind: float(score) for kind, score in zip(kinds, scores, strict=True)}
+        out.append((kinds[order[0]], best, best - second, by_kind))
     return out
 
 
@@ -368,19 +458,47 @@ def without_others_things(text: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _typed_candidates(text: str) -> tuple[tuple[str, bool, str | None, str | None], ...]:
+def _typed_candidates(
+    text: str, expected: frozenset[str] = frozenset()
+) -> tuple[tuple[str, bool, str | None, str | None], ...]:
     """(name, written as a name, the run it is part of, its kind or None) for each candidate of
     a statement, other people's things left out; one encoder call types the new names."""
     found = _candidates(without_others_things(text))
     _type(tuple(name for name, _, _ in found))
+    # a kind the statement says in so many words leads the reading of its lowercase words too
+    # ("we bank with chase", "my gym is equinox")
+    expected = expected | _kinds_said(text)
     return tuple(
-        (name, proper, whole, kind_of(name, proper=proper)) for name, proper, whole in found
+        (
+            name,
+            proper,
+            whole,
+            kind_of(
+                name,
+                proper=proper,
+                expected=expected,
+                object_of_a_preposition=bool(expected) and _after_a_preposition(text, name),
+            ),
+        )
+        for name, proper, whole in found
+    )
+
+
+def _after_a_preposition(text: str, name: str) -> bool:
+    return bool(
+        re.search(
+            rf"\b(?:with|at|on|to|from|via|through|into)\s+(?:the\s+)?{re.escape(name)}\b",
+            text,
+            re.I,
+        )
     )
 
 
 @lru_cache(maxsize=8192)
-def _named_kinds(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
-    typed = _typed_candidates(text)
+def _named_kinds(
+    text: str, expected: frozenset[str] = frozenset()
+) -> tuple[tuple[str, frozenset[str]], ...]:
+    typed = _typed_candidates(text, expected)
     of_run = {name: kind for name, _, whole, kind in typed if not whole}
     by_kind: dict[str, set[str]] = {}
     for name, _, whole, kind in typed:
@@ -414,13 +532,23 @@ def same_name(a: str, b: str) -> bool:
     return a in b or b in a
 
 
-def other_of_same_kind(new: str, old: str) -> str | None:
+def other_of_same_kind(new: str, old: str, *, said: str = "") -> str | None:
     """A kind of which each statement names something and no name is shared: the new one
-    names another car, another editor, another manager. None otherwise."""
+    names another car, another editor, another manager. None otherwise. `said`: the words the
+    new statement was written from; a name it holds only from the conversation before ("关于
+    比亚迪，用户来回40公里" from "来回40公里吧") is not one the user named anew."""
     a = named_kinds(new)
-    if not a:
-        return None  # the older statement's names need no typing
     b = named_kinds(old)
+    # each read the way the other one's kinds lead a listener to ("equinox it is now" after
+    # "Planet Fitness")
+    # a kind a statement already names is read as it was
+    if set(b) - set(a):
+        a = {**dict(_named_kinds(new, frozenset(set(b) - set(a)))), **a}
+    if set(a) - set(b):
+        b = {**dict(_named_kinds(old, frozenset(set(a) - set(b)))), **b}
+    if said:
+        lowered = said.lower()
+        a = {k: v for k, v in a.items() if any(name in lowered for name in v)}
     for kind in sorted(set(a) & set(b)):
         if not any(same_name(x, y) for x in a[kind] for y in b[kind]):
             return kind

@@ -92,7 +92,7 @@ def _signals(new: Statement, old: Statement, similarity: float, others: list[flo
     best_other = max([*others, UNRELATED_SIMILARITY])
     names_differ = topics.names_differ(new.content, old.content)
     changed = bool(CHANGE_RE.search(said))
-    other_kind = kinds.other_of_same_kind(new.content, old.content)
+    other_kind = kinds.other_of_same_kind(new.content, old.content, said=new.quote)
     return {
         "similarity": similarity,
         "margin": similarity - best_other,

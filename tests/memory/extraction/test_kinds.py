@@ -139,3 +139,37 @@ def test_someone_elses_thing_is_not_a_thing_of_the_speakers():
 def test_a_common_word_near_the_sports_but_as_near_other_things_is_no_sport():
     assert kinds.kind_of("hiking", proper=False) == "sport"
     assert kinds.kind_of("walkup", proper=False) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the user doesn't own a car, the user bikes everywhere",  # "doesn't car"
+        "we are hosting 6 people for dinner",  # a count, not a model "hosting 6"
+        "had to open the laptop again after dinner",  # a kind's own word, described
+        "i take the car to work",
+    ],
+)
+def test_lowercase_descriptions_and_counts_name_nothing(text):
+    assert kinds.named_kinds(text) == {}
+
+
+def test_a_model_number_still_makes_a_name_before_a_verb():
+    assert "pixel 8" in kinds.named_kinds("my pixel 8 keeps dropping wifi").get("phone", set())
+
+
+def test_a_lowercase_word_is_read_as_the_kind_the_other_statement_names():
+    # "equinox" alone is no name typed in lowercase; after Planet Fitness a listener knows
+    assert kinds.named_kinds("ok so equinox it is now") == {}
+    earlier = "The user is at Planet Fitness like 4x a week."
+    assert kinds.other_of_same_kind("ok so equinox it is now", earlier) == "gym"
+    # and the kind said in the statement itself: "we bank with chase"
+    assert kinds.named_kinds("we bank with chase") == {"bank": frozenset({"chase"})}
+
+
+def test_a_name_taken_from_the_conversation_before_is_not_named_anew():
+    old = "用户开的2019款卡罗拉，快到6万公里了"
+    new = "关于比亚迪，用户来回40公里"
+    assert kinds.other_of_same_kind(new, old) == "car"
+    assert kinds.other_of_same_kind(new, old, said="来回40公里吧 再看看 不急") is None
+    assert kinds.other_of_same_kind(new, old, said="比亚迪提了，来回40公里") == "car"

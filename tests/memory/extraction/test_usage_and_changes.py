@@ -148,3 +148,11 @@ def test_a_need_that_follows_now_is_no_change():
     assert CHANGE_RE.search("now I commute by ferry")
     assert not CHANGE_RE.search("now I need a new plumber around here")
     assert not CHANGE_RE.search("Now the user wants a quieter gym")
+
+
+def test_a_thing_said_again_with_other_values_is_no_other_job():
+    # two "thing:" slots, but no tool named for a job: the lesson moved
+    a = one("我儿子乐乐每周三晚上七点上钢琴课")
+    b = one("钢琴老师调整了时间，乐乐的课以后都改成周六上午十点了")
+    assert not slots_compatible(a.slot, b.slot)
+    assert decide(b, T1, [as_memory(a)], {1: 0.59}).action == "supersede"
