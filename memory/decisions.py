@@ -120,6 +120,9 @@ class Decision:
     # the content the new version is written with, when not the candidate's own: the
     # statement the user took back, with the value put right (`corrected_statement`)
     content: str = ""
+    # what the superseded memory says besides the answer the change replaces, kept as a
+    # memory of its own (`kept_apart`): "住广州天河" outlives "WiFi 是电信 300M 的"
+    keeps: str = ""
 
 
 _TIME = re.compile(r"^\d{1,2}:\d{2}$")
@@ -799,7 +802,65 @@ def decide(
             if pk not in decision.also_supersede
         ]
         decision.also_supersede = [*decision.also_supersede, *stale]
+        target = next((m for m in existing if m.id == decision.target_id), None)
+        if target is not None and target.kind != "episodic":
+            decision.keeps = kept_apart(decision.content or candidate.content, target.content)
+            if any(_same_words(decision.keeps, m.content) for m in existing if m.status == ACTIVE):
+                decision.keeps = ""
     return decision
+
+
+def kept_apart(new: str, old: str) -> str:
+    """The clauses of an old statement that tell of something the new one does not answer,
+    as a statement of their own; "" when the change answers all of it. A clause is kept when
+    it is about a topic concept (or a name of a kind) the new statement says nothing of, and
+    names nothing of a kind the new one names another of ("用户家里 WiFi 是电信 300M 的,住广州
+    天河" → "用户住广州天河" when the broadband changes; "在 Singapore 工作" goes with a move to
+    Sydney). Clauses of no topic ("晚上打游戏老是 lag") go with the answer they explained."""
+    clauses = split_clauses(old)
+    if len(clauses) < 2:
+        return ""
+    answered = set(topics.concepts(new)) | topics.concepts_of_names(new)
+    kept, replaced = [], False
+    for clause in clauses:
+        found = topics.concepts(clause)
+        about = set(found) | topics.concepts_of_names(clause)
+        if about & answered or kinds.other_of_same_kind(new, clause):
+            replaced = True
+        elif _a_fact_of_its_own(clause, found):
+            kept.append(clause.strip(" ，,；;。."))
+    if not replaced or not kept:
+        return ""
+    zh = bool(CJK.search(old))
+    text = ("，" if zh else ", ").join(kept)
+    if zh and not text.startswith("用户"):
+        text = "用户" + text
+    elif not zh and not re.match(r"the user\b", text, re.I):
+        text = "The user " + text
+    text = text[:1].upper() + text[1:] if not zh else text
+    return text if zh or text.endswith((".", "!", "?")) else text + "."
+
+
+_ASKS = re.compile(
+    r"[?？]|吗|怎么|如何|有没有|能不能|帮我|\b(?:how|what|which|can you|could you|pls|please)\b",
+    re.IGNORECASE,
+)
+
+
+def _a_fact_of_its_own(clause: str, found: dict[str, bool]) -> bool:
+    """A clause that stands alone as a fact: an answer to a question of one answer at a time,
+    with a name in it ("住广州天河"), not a request or a question ("推荐餐厅的时候注意菜单",
+    "how do I sleep during the day") leaning on the clause before."""
+    return (
+        any(found.values())
+        and bool(topics.literal_names(clause) or kinds.named_kinds(clause))
+        and not _ASKS.search(clause)
+    )
+
+
+def _same_words(a: str, b: str) -> bool:
+    squeeze = lambda t: re.sub(r"[\s，,。.；;！!]", "", t).lower()  # noqa: E731
+    return bool(a) and (squeeze(a) in squeeze(b) or squeeze(b) in squeeze(a))
 
 
 def _decide(

@@ -141,3 +141,64 @@ def test_a_memory_is_found_by_its_slot_topic_in_either_language(cast):
     assert [m["content"] for m in response.json()["results"]] == [
         "The user switched everything over to Bear."
     ]
+
+
+def test_what_the_old_memory_said_besides_the_replaced_answer_stays_active(cast):
+    from audit.models import AuditEntry
+
+    subject = Subject.objects.create(tenant=cast.tenant_a, external_id="u1")
+    first = memory_ingest(
+        subject=subject,
+        occurred_at=timezone.now() - timezone.timedelta(days=20),
+        actor=SYSTEM,
+        candidate=Candidate(
+            content="用户家里 WiFi 是电信 300M 的,住广州天河,晚上打游戏老是 lag",
+            category="fact",
+            confidence=0.75,
+            source_quote="家里 WiFi 是电信 300M 的, 住广州天河, 晚上打游戏老是 lag",
+        ),
+    ).memory
+    result = memory_ingest(
+        subject=subject,
+        occurred_at=timezone.now(),
+        actor=SYSTEM,
+        candidate=Candidate(
+            content="用户的宽带换成移动的 1000M 了",
+            category="fact",
+            confidence=0.9,
+            source_quote="宽带换成移动的 1000M 了",
+        ),
+    )
+    assert result.action == "superseded"
+    first.refresh_from_db()
+    assert first.status == Memory.Status.SUPERSEDED
+    kept = Memory.objects.get(subject=subject, status="active", content="用户住广州天河")
+    # from the same words, as old as they are, and its creation audited
+    assert kept.source_quote == first.source_quote
+    assert kept.observed_at == first.observed_at
+    assert AuditEntry.objects.filter(action="memory.create", target_id=str(kept.pk)).exists()
+    active = Memory.objects.filter(subject=subject, status="active").values_list(
+        "content", flat=True
+    )
+    assert not any("电信" in c for c in active)
+
+
+@pytest.mark.parametrize(
+    "new,old,kept",
+    [
+        (
+            "用户的宽带换成移动的 1000M 了",
+            "用户家里 WiFi 是电信 300M 的,住广州天河,晚上打游戏老是 lag",
+            "用户住广州天河",
+        ),
+        # the move takes the old city's job with it: both name a city
+        ("用户刚 relocate 到 Sydney 两周", "用户在 Singapore 工作，住 Tiong Bahru 附近", ""),
+        # a request leaning on the replaced clause goes with it
+        ("用户不吃肉的", "用户是素食者，推荐餐厅的时候注意菜单", ""),
+        ("The user now lives in Denver.", "The user is a senior analyst at Deloitte.", ""),
+    ],
+)
+def test_kept_apart(new, old, kept):
+    from memory.decisions import kept_apart
+
+    assert kept_apart(new, old) == kept
