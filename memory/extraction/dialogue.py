@@ -136,6 +136,9 @@ class DialogueState:
     concepts: tuple[str, ...] = ()  # topic concepts of the earlier turns, most recent first
     reply: str = ""  # the assistant's turn right before, whole
     person: str = ""  # the family member or pet the user talked about last ("儿子", "daughter")
+    # the user's turn before hedged ("iPhone 17 出了 有点想换…再观望观望吧"): what the topic names
+    # is a thing weighed up, not one of theirs, and an answer about it is as tentative
+    weighing: bool = False
     # the reply right before is a text the user asked the assistant to write, translate or
     # rewrite: a name inside it is the text's, not an option offered
     reply_is_a_draft: bool = False
@@ -225,6 +228,16 @@ _DRAFT_REQUEST = re.compile(
 )
 
 
+# weighing up a change of something ("有点想换", "还没想好要不要换", "thinking of switching"),
+# not deliberating over a step to take ("我要不要提前准备点问题")
+_WEIGHS_A_CHANGE = re.compile(
+    r"(?:想|要不要|该不该|考虑|打算|在想|犹豫|纠结|心动)[^，,。！？?!]{0,4}?(?:换|搬|买|入手|升级|转|辞职|跳槽)|"
+    r"\b(?:thinking (?:about|of)|considering|might|maybe|tempted to)\b[^.?!,;]{0,30}?"
+    r"\b(?:switch\w*|mov(?:e|ing)|buy\w*|upgrad\w+|trad\w+|chang\w+|quit\w*)\b",
+    re.IGNORECASE,
+)
+
+
 def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
     """State before `turns[idx]` from at most `window` earlier turns of the session."""
     question = ""
@@ -262,7 +275,9 @@ def dialogue_state(turns, idx: int, *, window: int = 4) -> DialogueState:
     asked_for = next(
         (t.content or "" for t in reversed(turns[start : idx - 1]) if t.role == "user"), ""
     )
+    last_user = next((t.content or "" for t in reversed(turns[start:idx]) if t.role == "user"), "")
     return DialogueState(
+        weighing=bool(_WEIGHS_A_CHANGE.search(last_user)),
         reply_is_a_draft=bool(reply and _DRAFT_REQUEST.search(asked_for)),
         question=question,
         topics=tuple(user_nouns),

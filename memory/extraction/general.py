@@ -277,6 +277,8 @@ def detect(sentence: str, state: DialogueState, *, answer: bool, asked: bool = F
     if completed:
         # the topic came from the context, not from the words: never firm enough to replace
         confidence = 0.7 if merged.named or merged.quantity else 0.65
+        if state.weighing:
+            merged = replace(merged, hedged=True)
     if merged.hedged:
         confidence = SAFETY_HEDGED_CONFIDENCE if merged.safety else 0.45
     return Hit(

@@ -180,7 +180,9 @@ def _candidates(text: str) -> list[tuple[str, bool, str | None]]:
         if not word.strip():
             if run:
                 run.append((" ", False))
-        elif word.lower() in _not_values() or _CONTRACTION.search(word):
+        elif (
+            word.lower() in _not_values() or _CONTRACTION.search(word)
+        ) and not _before_a_designator(word, tokens[at + 1 : at + 3]):
             close()  # "用户" is nobody's name: "用户Mate 60" names "Mate 60"
             lowercase_words.clear()
             lowercase_before = ""  # "pizza the car" holds no "pizza car"
@@ -234,6 +236,13 @@ def _is_no_name(span: str) -> bool:
 
 
 _MEASURE_AFTER = re.compile(r"^(?::\d|am\b|pm\b|%|min|hr|h\b|k\b|kg|km|lb|mi\b|x\b)", re.I)
+
+
+def _before_a_designator(word: str, after: list[tuple[str, str]]) -> bool:
+    """A capitalised common word with a model letter or number after it is a name ("Model Y",
+    "Series 7", "Pro 14")."""
+    following = "".join(w for w, _ in after).strip()
+    return word[:1].isupper() and bool(re.fullmatch(r"[A-Z0-9][A-Za-z0-9]{0,2}", following))
 
 
 def _clock_or_measure(word: str, after: list[tuple[str, str]]) -> bool:

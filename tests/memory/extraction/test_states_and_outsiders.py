@@ -128,3 +128,40 @@ def test_a_brand_typed_in_lowercase_is_a_name():
     # a lowercase common noun is no brand
     assert not kinds.names_a_brand("i have a cold")
     assert not kinds.names_a_brand("i have a dog and two cats")
+
+
+def _answers(turns):
+    from memory.extraction.base import Turn
+    from memory.extraction.rules.extractor import RuleExtractor
+
+    convo = [Turn(role, text) for role, text in turns]
+    return RuleExtractor().extract(convo, new_from=0).candidates
+
+
+def test_an_answer_about_a_thing_being_weighed_up_is_as_tentative():
+    found = _answers(
+        [
+            ("user", "iPhone 17 出了 有点想换 但 Android 用惯了 怕不习惯, 再观望观望吧"),
+            ("assistant", "可以等等看评测。你主要在意相机还是续航？"),
+            ("user", "续航 其他都还好"),
+        ]
+    )
+    answer = [c for c in found if "续航" in c.content]
+    assert answer and all(c.confidence < 0.6 for c in answer)
+
+
+def test_an_answer_after_deliberating_a_step_is_not_tentative():
+    found = _answers(
+        [
+            ("user", "女儿下周开家长会，我要不要提前准备点问题"),
+            ("assistant", "可以问问各科进度。你最担心哪一科？"),
+            ("user", "英语进度我最担心"),
+        ]
+    )
+    answer = [c for c in found if "英语" in c.content]
+    assert answer and all(c.confidence >= 0.6 for c in answer)
+
+
+def test_a_common_word_with_a_model_letter_is_a_name():
+    assert ("Model Y", True) in kinds.candidates("Model Y 上高速 autopilot 怎么开啊")
+    assert not any(name == "Model" for name, _ in kinds.candidates("The Model is great"))
