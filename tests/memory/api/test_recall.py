@@ -323,3 +323,11 @@ def test_two_answers_said_in_one_conversation_both_stay(cast, use_embedder):
     second = make_memory(subject, "The user's weekend car is a Kia EV6", valid_from=days_ago(1))
     ids = [m["id"] for m in recall(cast.alice_client, "u1", "my car needs a service")["memories"]]
     assert {first.pk, second.pk} <= set(ids)
+
+
+def test_a_request_about_home_reaches_a_memory_that_only_names_the_city(cast, use_embedder):
+    # no word for where one lives, only the city: the request still needs it
+    c = cast.alice_client
+    remember(c, "u1", "用户住广州天河", category="fact")
+    found = [m["content"] for m in recall(c, "u1", "周末想找个离家近的 escape room")["memories"]]
+    assert found == ["用户住广州天河"]
