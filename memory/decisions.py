@@ -757,10 +757,11 @@ def _most_on_topic(
     return best
 
 
-def _stale_with(candidate: Candidate, target_id: int, existing: list[ExistingMemory]) -> list[int]:
+def _stale_with(
+    candidate: Candidate, target: ExistingMemory | None, existing: list[ExistingMemory]
+) -> list[int]:
     """Other live statements that name the thing a change replaced (of a one-at-a-time kind
     the change names another of) and nothing the change names."""
-    target = next((m for m in existing if m.id == target_id), None)
     if target is None:
         return []
     new = kinds.named_kinds(candidate.content)
@@ -779,7 +780,7 @@ def _stale_with(candidate: Candidate, target_id: int, existing: list[ExistingMem
     return [
         m.id
         for m in existing
-        if m.id != target_id
+        if m.id != target.id
         and m.status == ACTIVE
         and m.kind != "episodic"
         and any(name in m.content.lower() for name in gone)
@@ -796,13 +797,13 @@ def decide(
     """Decide create / merge / supersede / observe_* for one candidate (see module doc)."""
     decision = _decide(candidate, occurred_at, existing, similarity)
     if decision.action == SUPERSEDE and decision.target_id is not None:
+        target = next((m for m in existing if m.id == decision.target_id), None)
         stale = [
             pk
-            for pk in _stale_with(candidate, decision.target_id, existing)
+            for pk in _stale_with(candidate, target, existing)
             if pk not in decision.also_supersede
         ]
         decision.also_supersede = [*decision.also_supersede, *stale]
-        target = next((m for m in existing if m.id == decision.target_id), None)
         if target is not None and target.kind != "episodic":
             decision.keeps = kept_apart(decision.content or candidate.content, target.content)
             if any(_same_words(decision.keeps, m.content) for m in existing if m.status == ACTIVE):
@@ -831,14 +832,14 @@ def kept_apart(new: str, old: str) -> str:
             kept.append(clause.strip(" ，,；;。."))
     if not replaced or not kept:
         return ""
-    zh = bool(CJK.search(old))
-    text = ("，" if zh else ", ").join(kept)
-    if zh and not text.startswith("用户"):
-        text = "用户" + text
-    elif not zh and not re.match(r"the user\b", text, re.I):
+    if CJK.search(old):
+        text = "，".join(kept)
+        return text if text.startswith("用户") else "用户" + text
+    text = ", ".join(kept)
+    if not re.match(r"the user\b", text, re.I):
         text = "The user " + text
-    text = text[:1].upper() + text[1:] if not zh else text
-    return text if zh or text.endswith((".", "!", "?")) else text + "."
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 _ASKS = re.compile(
@@ -859,8 +860,15 @@ def _a_fact_of_its_own(clause: str, found: dict[str, bool]) -> bool:
 
 
 def _same_words(a: str, b: str) -> bool:
-    squeeze = lambda t: re.sub(r"[\s，,。.；;！!]", "", t).lower()  # noqa: E731
-    return bool(a) and (squeeze(a) in squeeze(b) or squeeze(b) in squeeze(a))
+    """One text holds the other, spaces and punctuation aside."""
+    if not a:
+        return False
+    a, b = _squeezed(a), _squeezed(b)
+    return a in b or b in a
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"[\s，,。.；;！!]", "", text).lower()
 
 
 def _decide(

@@ -738,7 +738,7 @@ def _ingest_locked(
             if extra_id in rows and extra_id != target.pk:
                 _retire(rows[extra_id], result.memory, occurred_at, actor, decision.reason)
         if decision.keeps:
-            _keep_apart(target, decision.keeps, result.memory, actor)
+            _keep_apart(locked, target, decision.keeps, result.memory, actor)
         return result
     if decision.action in (decisions.OBSERVE_CONFLICT, decisions.OBSERVE_LOW_CONFIDENCE):
         return _apply_observe(locked, target, candidate, occurred_at, actor, decision, fields)
@@ -997,30 +997,34 @@ def _apply_supersede(
     return WriteResult(action="superseded", memory=new, reason=decision.reason)
 
 
-def _keep_apart(old: Memory, content: str, new: Memory, actor: Actor) -> Memory:
+def _keep_apart(subject: Subject, old: Memory, content: str, new: Memory, actor: Actor) -> Memory:
     """What a superseded memory said besides the answer `new` replaced, as an active memory of
     its own, from the same source and as old as it."""
-    kept = Memory(
-        tenant_id=old.tenant_id,
-        subject_id=old.subject_id,
-        kind=old.kind,
-        category=old.category,
+    candidate = Candidate(
         content=content,
-        entities=old.entities,
+        category=old.category,
+        kind=old.kind,
+        entities=list(old.entities),
         importance=old.importance,
         confidence=old.confidence,
-        status=Memory.Status.ACTIVE,
-        source_event_id=old.source_event_id,
         source_quote=old.source_quote,
-        observed_at=old.observed_at,
-        valid_from=old.valid_from,
-        embedding=_embed([content])[0],
-        embedding_model=get_embedder().name,
-        search_text=textsearch.search_document(content),
-        change_reason=f"kept from #{old.pk}: #{new.pk} answers the rest anew"[:200],
     )
-    kept.save()
-    _audit_memory(actor, "memory.create", kept, kept.change_reason)
+    fields = {
+        "source_event_id": old.source_event_id,
+        "embedding": _embed([content])[0],
+        "search_text": _search_text(candidate),
+    }
+    reason = f"kept from #{old.pk}: #{new.pk} answers the rest anew"[:200]
+    kept = _new_memory(
+        subject,
+        candidate,
+        old.observed_at,
+        Memory.Status.ACTIVE,
+        fields,
+        valid_from=old.valid_from,
+        change_reason=reason,
+    )
+    _audit_memory(actor, "memory.create", kept, reason)
     return kept
 
 

@@ -253,7 +253,7 @@ def _clock_or_measure(word: str, after: list[tuple[str, str]]) -> bool:
     if not word.isdigit():
         return False
     following = "".join(w for w, _ in after)
-    return bool(_MEASURE_AFTER.match(following)) or _counted(following.strip())
+    return bool(_MEASURE_AFTER.match(following) or _COUNTED.match(following.strip()))
 
 
 # what a number before them counts: people, times and repeats ("hosting 6 people", "4 laps"),
@@ -264,10 +264,6 @@ _COUNTED = re.compile(
     r"miles?|steps?|pages?|items?|cups?|glasses?|bottles?|slices?|pieces?|rounds?)\b",
     re.I,
 )
-
-
-def _counted(word: str) -> bool:
-    return bool(_COUNTED.match(word))
 
 
 def _starts_generic(span: str) -> bool:
@@ -310,7 +306,9 @@ def kind_of(
     "I'm at Planet Fitness"), as a listener would."""
     _type((name,))
     kind, score, lead, by_kind = _typed[name]
-    if not proper and expected and _LATIN_RUN.fullmatch(name) and not _describes_a_kind(name):
+    # a lowercase English word that could be a name at all
+    lowercase_name = not proper and bool(_LATIN_RUN.fullmatch(name)) and not _describes_a_kind(name)
+    if lowercase_name and expected:
         if kind in expected and not _common(kind) and score >= MEMBER and lead >= LOWERCASE_LEAD:
             return kind
         if kind is not None and _common(kind) and object_of_a_preposition:
@@ -325,9 +323,7 @@ def kind_of(
         return kind if score >= MEMBER else None
     if _common(kind):
         return kind if score >= COMMON_MEMBER and lead >= LOWERCASE_LEAD else None
-    if not _LATIN_RUN.fullmatch(name) or _describes_a_kind(name):
-        return None
-    return kind if score >= LOWERCASE_MEMBER and lead >= LOWERCASE_LEAD else None
+    return kind if lowercase_name and score >= LOWERCASE_MEMBER and lead >= LOWERCASE_LEAD else None
 
 
 def _describes_a_kind(name: str) -> bool:
@@ -549,8 +545,7 @@ def other_of_same_kind(new: str, old: str, *, said: str = "") -> str | None:
     a = named_kinds(new)
     b = named_kinds(old)
     # each read the way the other one's kinds lead a listener to ("equinox it is now" after
-    # "Planet Fitness")
-    # a kind a statement already names is read as it was
+    # "Planet Fitness"), for the kinds it does not name already
     if set(b) - set(a):
         a = {**dict(_named_kinds(new, frozenset(set(b) - set(a)))), **a}
     if set(a) - set(b):
